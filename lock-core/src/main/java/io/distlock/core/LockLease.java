@@ -1,0 +1,79 @@
+package io.distlock.core;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * One hold of a distributed lock, for try-with-resources.
+ * <p>
+ * A lease is valid from its grant until it is released or lost. It is lost when the watchdog's
+ * renewal is refused (the key vanished or belongs to someone else), or when its validity deadline
+ * passes without a successful renewal (the store is unreachable, or a fixed lease ran out while
+ * the lock was still held). The holder is told exactly once: {@link #isValid()} turns false, the
+ * {@link #onLost} callbacks run and {@link #release()} throws {@link LockLostException}.
+ *
+ * <pre class="code">
+ * try (LockLease lease = registry.acquire("stock:42", Duration.ofSeconds(2))) {
+ *     lease.onLost(lost -&gt; abortWork());
+ *     jdbc.update("update product set stock = stock - 1, fence = ? where id = 42 and fence &lt; ?",
+ *             lease.fencingToken(), lease.fencingToken());
+ * }
+ * </pre>
+ */
+public interface LockLease extends AutoCloseable {
+
+	/**
+	 * Return the key this lease holds.
+	 * @return the key
+	 */
+	String key();
+
+	/**
+	 * Return the fencing token of this grant: a number that is larger than the token of every
+	 * earlier grant of the same key, so that a resource can reject a write from a stale holder by
+	 * remembering the highest token it accepted. Reentrant holds share their grant's token.
+	 * @return the fencing token, positive
+	 */
+	long fencingToken();
+
+	/**
+	 * Return whether the lease is still valid: neither released nor lost, and its validity
+	 * deadline not passed.
+	 * @return whether the holder may still rely on the lock
+	 */
+	boolean isValid();
+
+	/**
+	 * Return how long the lease stays valid if it is not renewed again; zero once it is no longer
+	 * valid. Measured on the local monotonic clock with a margin for clock drift.
+	 * @return the remaining validity
+	 */
+	Duration remaining();
+
+	/**
+	 * Register a callback that runs once if the lock is lost while held. If it was already lost,
+	 * the callback runs at once on the calling thread. Callbacks run on the registry's watchdog
+	 * thread: keep them short and non-blocking. A callback's exception is logged and ignored.
+	 * @param callback receives the exception that describes the loss
+	 * @return this lease
+	 */
+	LockLease onLost(Consumer<? super LockLostException> callback);
+
+	/**
+	 * Release this hold. The lock itself is released when its outermost hold is. Releasing twice
+	 * does nothing. A lease may be released from another thread than the one that acquired it.
+	 * @throws LockLostException if the lock was lost while held: the protected data may have
+	 * been changed concurrently
+	 */
+	void release();
+
+	/**
+	 * Release this hold, as {@link #release()}.
+	 * @throws LockLostException if the lock was lost while held
+	 */
+	@Override
+	default void close() {
+		release();
+	}
+
+}

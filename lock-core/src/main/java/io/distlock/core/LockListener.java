@@ -1,0 +1,86 @@
+package io.distlock.core;
+
+import java.time.Duration;
+
+/**
+ * Callbacks on the life of every grant a registry makes, for metrics and events. Every method
+ * has a no-op default. Reentrant holds are not reported: only grants from the store and their
+ * final release.
+ * <p>
+ * Implementations must be fast and must not throw: a registry logs and ignores a listener's
+ * exception, so that observing a lock never changes what the lock does.
+ */
+public interface LockListener {
+
+	/** A listener that does nothing. */
+	LockListener NONE = new LockListener() {
+	};
+
+	/**
+	 * The store granted the lock.
+	 * @param lease the new lease
+	 * @param waited how long the acquisition took, waiting included
+	 */
+	default void onAcquired(LockLease lease, Duration waited) {
+	}
+
+	/**
+	 * The lock was not acquired: the wait time passed, the wait was interrupted, or the store
+	 * failed.
+	 * @param key the key
+	 * @param waited how long the attempt took
+	 * @param failure the store's exception, or {@code null} when the lock simply stayed taken
+	 */
+	default void onNotAcquired(String key, Duration waited, Throwable failure) {
+	}
+
+	/**
+	 * The lock was released by its holder.
+	 * @param lease the released lease
+	 * @param held how long the lock was held
+	 * @param outcome what the release found in the store
+	 */
+	default void onReleased(LockLease lease, Duration held, ReleaseOutcome outcome) {
+	}
+
+	/**
+	 * The watchdog extended the lease.
+	 * @param lease the renewed lease
+	 */
+	default void onRenewed(LockLease lease) {
+	}
+
+	/**
+	 * A renewal attempt failed with an error; the watchdog retries until the lease's validity
+	 * deadline.
+	 * @param lease the lease
+	 * @param failure the store's exception
+	 */
+	default void onRenewalFailed(LockLease lease, Throwable failure) {
+	}
+
+	/**
+	 * The lock was lost while held.
+	 * @param lease the lost lease
+	 * @param reason the exception that describes the loss, as given to the holder
+	 */
+	default void onLost(LockLease lease, LockLostException reason) {
+	}
+
+	/**
+	 * What the store found when a lock was released.
+	 */
+	enum ReleaseOutcome {
+
+		/** The lock was still ours and is now free. */
+		RELEASED,
+
+		/** The lock had already been lost: expired, deleted or taken by another holder. */
+		LOST,
+
+		/** The store could not be reached; the lock frees itself when its lease expires. */
+		FAILED
+
+	}
+
+}

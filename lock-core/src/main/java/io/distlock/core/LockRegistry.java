@@ -1,0 +1,101 @@
+package io.distlock.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * A source of distributed locks identified by a key.
+ * <p>
+ * Every lock is reentrant for the thread that holds it, every grant carries a fencing token that
+ * only grows, and a holder is told when its lock is lost (see {@link LockLease#onLost}).
+ * Implementations: {@code RedisLockRegistry} for one Redis, {@code InMemoryLockRegistry} (in
+ * {@code distlock-test}) for unit tests inside one JVM.
+ *
+ * <pre class="code">
+ * try (LockLease lease = registry.acquire("stock:42", Duration.ofSeconds(2))) {
+ *     repository.reserve(42, 1, lease.fencingToken());
+ * }
+ * </pre>
+ */
+public interface LockRegistry {
+
+	/**
+	 * Return a {@link java.util.concurrent.locks.Lock} for the given key. Obtaining is free: the
+	 * lock talks to the store only when it is locked.
+	 * @param key the key to lock, neither {@code null} nor blank
+	 * @return the lock for the key
+	 * @throws LockKeyException if the key is unusable
+	 */
+	DistLock obtain(String key);
+
+	/**
+	 * Acquire the lock for the given request, waiting at most its wait time.
+	 * @param request what to lock and for how long to wait
+	 * @return the lease of the acquired lock; release it (or close it) when done
+	 * @throws LockAcquisitionException if the lock was not acquired in time, the wait was
+	 * interrupted, or the store could not be reached
+	 */
+	LockLease acquire(LockRequest request);
+
+	/**
+	 * Try to acquire the lock for the given request, waiting at most its wait time.
+	 * @param request what to lock and for how long to wait
+	 * @return the lease, or empty if another holder kept the lock for the whole wait time
+	 * @throws LockAcquisitionException if the wait was interrupted or the store could not be
+	 * reached
+	 */
+	Optional<LockLease> tryAcquire(LockRequest request);
+
+	/**
+	 * Acquire the lock for a key, waiting at most {@code waitTime}, with the registry's default
+	 * lease (renewed by the watchdog while held).
+	 * @param key the key to lock
+	 * @param waitTime how long to wait for the lock; {@link Duration#ZERO} tries once
+	 * @return the lease of the acquired lock
+	 * @throws LockAcquisitionException if the lock was not acquired in time
+	 */
+	default LockLease acquire(String key, Duration waitTime) {
+		return acquire(LockRequest.of(key).waitTime(waitTime));
+	}
+
+	/**
+	 * Try to acquire the lock for a key, waiting at most {@code waitTime}.
+	 * @param key the key to lock
+	 * @param waitTime how long to wait for the lock; {@link Duration#ZERO} tries once
+	 * @return the lease, or empty if the lock stayed taken for the whole wait time
+	 */
+	default Optional<LockLease> tryAcquire(String key, Duration waitTime) {
+		return tryAcquire(LockRequest.of(key).waitTime(waitTime));
+	}
+
+	/**
+	 * Run a task under the lock for a key and release the lock afterwards.
+	 * <p>
+	 * The lease is available to the task through {@link LockContext#current()}. Runtime
+	 * exceptions and errors from the task propagate unchanged; a checked exception is wrapped in
+	 * an {@link java.lang.reflect.UndeclaredThrowableException}. If the lock was lost while the
+	 * task ran, a {@link LockLostException} is thrown after the task (added as suppressed when
+	 * the task itself failed).
+	 * @param <T> the task's result type
+	 * @param key the key to lock
+	 * @param waitTime how long to wait for the lock
+	 * @param task the work to run while holding the lock
+	 * @return the task's result
+	 * @throws LockAcquisitionException if the lock was not acquired in time; the task did not run
+	 */
+	default <T> T executeLocked(String key, Duration waitTime, Callable<T> task) {
+		return executeLocked(LockRequest.of(key).waitTime(waitTime), task);
+	}
+
+	/**
+	 * Run a task under the lock described by the request and release the lock afterwards.
+	 * @param <T> the task's result type
+	 * @param request what to lock and for how long to wait
+	 * @param task the work to run while holding the lock
+	 * @return the task's result
+	 * @see #executeLocked(String, Duration, Callable)
+	 */
+	<T> T executeLocked(LockRequest request, Callable<T> task);
+
+}

@@ -1,0 +1,99 @@
+package io.distlock.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * An immutable description of one lock acquisition: the key, how long to wait and, optionally, a
+ * fixed lease time.
+ * <p>
+ * Without a lease time the registry's default lease applies and the watchdog renews it for as
+ * long as the lock is held. With a lease time the lock expires after it, held or not, and the
+ * holder is told that it was lost if it still held it then.
+ *
+ * <pre class="code">
+ * LockRequest.of("report:daily").waitTime(Duration.ZERO).leaseTime(Duration.ofMinutes(5))
+ * </pre>
+ */
+public final class LockRequest {
+
+	private final String key;
+
+	private final Duration waitTime;
+
+	private final Duration leaseTime;
+
+	private LockRequest(String key, Duration waitTime, Duration leaseTime) {
+		this.key = key;
+		this.waitTime = waitTime;
+		this.leaseTime = leaseTime;
+	}
+
+	/**
+	 * Create a request for the given key that tries once (no wait) with the default lease.
+	 * @param key the key to lock, neither {@code null} nor blank
+	 * @return the request
+	 * @throws LockKeyException if the key is {@code null} or blank
+	 */
+	public static LockRequest of(String key) {
+		return new LockRequest(LockKeys.requireUsable(key), Duration.ZERO, null);
+	}
+
+	/**
+	 * Return a copy of this request that waits at most the given time for the lock.
+	 * @param waitTime the maximum wait, zero or positive
+	 * @return a new request
+	 */
+	public LockRequest waitTime(Duration waitTime) {
+		Objects.requireNonNull(waitTime, "waitTime must not be null");
+		if (waitTime.isNegative()) {
+			throw new IllegalArgumentException("waitTime must not be negative but was '" + waitTime + "'");
+		}
+		return new LockRequest(this.key, waitTime, this.leaseTime);
+	}
+
+	/**
+	 * Return a copy of this request with a fixed lease time: the lock expires after it and is not
+	 * renewed. {@code null} restores the default lease with watchdog renewal.
+	 * @param leaseTime the fixed lease, positive, or {@code null}
+	 * @return a new request
+	 */
+	public LockRequest leaseTime(Duration leaseTime) {
+		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
+			throw new IllegalArgumentException("leaseTime must be positive but was '" + leaseTime + "'");
+		}
+		return new LockRequest(this.key, this.waitTime, leaseTime);
+	}
+
+	/**
+	 * Return the key to lock.
+	 * @return the key
+	 */
+	public String key() {
+		return this.key;
+	}
+
+	/**
+	 * Return the maximum time to wait for the lock.
+	 * @return the wait time, zero to try once
+	 */
+	public Duration waitTime() {
+		return this.waitTime;
+	}
+
+	/**
+	 * Return the fixed lease time, or {@code null} for the registry's default lease renewed by
+	 * the watchdog.
+	 * @return the lease time or {@code null}
+	 */
+	public Duration leaseTime() {
+		return this.leaseTime;
+	}
+
+	@Override
+	public String toString() {
+		return "LockRequest[key='" + this.key + "', waitTime=" + this.waitTime + ", leaseTime="
+				+ ((this.leaseTime != null) ? this.leaseTime : "watchdog") + "]";
+	}
+
+}

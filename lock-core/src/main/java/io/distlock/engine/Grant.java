@@ -1,0 +1,227 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import io.distlock.core.LockLostException;
+
+/**
+ * One grant from the store: the owner written there, the fencing token, the local validity
+ * deadline and the state machine that makes the loss signal fire exactly once.
+ * <p>
+ * All deadlines are {@link System#nanoTime()} values, so a wall-clock step on this host changes
+ * nothing.
+ */
+final class Grant {
+
+	enum State {
+
+		/** Held and believed valid. */
+		ACTIVE,
+
+		/** The outermost hold is being released; the watchdog leaves it alone. */
+		RELEASING,
+
+		/** Released by its holder. */
+		RELEASED,
+
+		/** Lost while held: the loss was signalled. */
+		LOST
+
+	}
+
+	private final String key;
+
+	private final String owner;
+
+	private final long fencingToken;
+
+	private final Duration leaseTime;
+
+	private final boolean renewable;
+
+	private final long acquiredNanos;
+
+	private final Gate gate;
+
+	private final AtomicInteger holds = new AtomicInteger(1);
+
+	private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
+
+	private volatile long validUntilNanos;
+
+	private volatile long nextRenewalNanos;
+
+	private volatile String lossReason;
+
+	private volatile HeldLease primaryLease;
+
+	private volatile ScheduledFuture<?> deadlineCheck;
+
+	/** Guarded by itself; never held around I/O or while running a callback. */
+	private final List<Consumer<? super LockLostException>> lostCallbacks = new ArrayList<>(1);
+
+	Grant(String key, String owner, long fencingToken, Duration leaseTime, boolean renewable, long acquiredNanos,
+			long validUntilNanos, long nextRenewalNanos, Gate gate) {
+		this.key = key;
+		this.owner = owner;
+		this.fencingToken = fencingToken;
+		this.leaseTime = leaseTime;
+		this.renewable = renewable;
+		this.acquiredNanos = acquiredNanos;
+		this.validUntilNanos = validUntilNanos;
+		this.nextRenewalNanos = nextRenewalNanos;
+		this.gate = gate;
+	}
+
+	String key() {
+		return this.key;
+	}
+
+	String owner() {
+		return this.owner;
+	}
+
+	long fencingToken() {
+		return this.fencingToken;
+	}
+
+	Duration leaseTime() {
+		return this.leaseTime;
+	}
+
+	boolean renewable() {
+		return this.renewable;
+	}
+
+	long acquiredNanos() {
+		return this.acquiredNanos;
+	}
+
+	Gate gate() {
+		return this.gate;
+	}
+
+	AtomicInteger holds() {
+		return this.holds;
+	}
+
+	State state() {
+		return this.state.get();
+	}
+
+	boolean isActive() {
+		return this.state.get() == State.ACTIVE;
+	}
+
+	boolean isLost() {
+		return this.state.get() == State.LOST;
+	}
+
+	boolean isValid() {
+		State current = this.state.get();
+		return (current == State.ACTIVE || current == State.RELEASING) && remainingNanos() > 0;
+	}
+
+	long remainingNanos() {
+		return this.validUntilNanos - System.nanoTime();
+	}
+
+	long validUntilNanos() {
+		return this.validUntilNanos;
+	}
+
+	long nextRenewalNanos() {
+		return this.nextRenewalNanos;
+	}
+
+	void renewed(long validUntilNanos, long nextRenewalNanos) {
+		if (validUntilNanos - this.validUntilNanos > 0) {
+			this.validUntilNanos = validUntilNanos;
+		}
+		this.nextRenewalNanos = nextRenewalNanos;
+	}
+
+	HeldLease primaryLease() {
+		return this.primaryLease;
+	}
+
+	void primaryLease(HeldLease lease) {
+		this.primaryLease = lease;
+	}
+
+	ScheduledFuture<?> deadlineCheck() {
+		return this.deadlineCheck;
+	}
+
+	void deadlineCheck(ScheduledFuture<?> deadlineCheck) {
+		this.deadlineCheck = deadlineCheck;
+	}
+
+	/**
+	 * Move from ACTIVE to RELEASING.
+	 * @return {@code false} if the grant was already lost
+	 */
+	boolean beginRelease() {
+		return this.state.compareAndSet(State.ACTIVE, State.RELEASING);
+	}
+
+	void finishRelease() {
+		this.state.compareAndSet(State.RELEASING, State.RELEASED);
+	}
+
+	/**
+	 * Record the loss if the grant is still held (ACTIVE, or RELEASING when the release itself
+	 * discovers the loss).
+	 * @return the callbacks to run if this call recorded the loss, or {@code null} if the grant
+	 * was already released or lost
+	 */
+	List<Consumer<? super LockLostException>> markLost(String reason, boolean releasing) {
+		State from = releasing ? State.RELEASING : State.ACTIVE;
+		if (!this.state.compareAndSet(from, State.LOST)) {
+			return null;
+		}
+		this.lossReason = reason;
+		synchronized (this.lostCallbacks) {
+			List<Consumer<? super LockLostException>> callbacks = new ArrayList<>(this.lostCallbacks);
+			this.lostCallbacks.clear();
+			return callbacks;
+		}
+	}
+
+	/**
+	 * Register a loss callback.
+	 * @return {@code true} if registered, {@code false} if the grant is already lost and the
+	 * caller must run the callback itself
+	 */
+	boolean addLostCallback(Consumer<? super LockLostException> callback) {
+		synchronized (this.lostCallbacks) {
+			if (this.state.get() == State.LOST) {
+				return false;
+			}
+			this.lostCallbacks.add(callback);
+			return true;
+		}
+	}
+
+	/**
+	 * Return a new exception describing the loss of this grant.
+	 */
+	LockLostException lostException() {
+		return new LockLostException(this.key, this.fencingToken, "Lock for key '" + this.key + "' (fencing token "
+				+ this.fencingToken + ") was lost while held: " + this.lossReason
+				+ ". The data it protected may have been changed concurrently");
+	}
+
+	@Override
+	public String toString() {
+		return "Grant[key='" + this.key + "', owner='" + this.owner + "', token=" + this.fencingToken + ", state="
+				+ this.state.get() + "]";
+	}
+
+}

@@ -1,0 +1,91 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.distlock.core.LockLease;
+import io.distlock.core.LockListener;
+import io.distlock.core.LockLostException;
+
+/**
+ * Calls a listener and keeps its exceptions away from the lock: observing a lock never changes
+ * what the lock does.
+ */
+final class GuardedLockListener implements LockListener {
+
+	private static final Log logger = LogFactory.getLog(GuardedLockListener.class);
+
+	private final LockListener delegate;
+
+	GuardedLockListener(LockListener delegate) {
+		this.delegate = delegate;
+	}
+
+	@Override
+	public void onAcquired(LockLease lease, Duration waited) {
+		try {
+			this.delegate.onAcquired(lease, waited);
+		}
+		catch (RuntimeException ex) {
+			failed("onAcquired", ex);
+		}
+	}
+
+	@Override
+	public void onNotAcquired(String key, Duration waited, Throwable failure) {
+		try {
+			this.delegate.onNotAcquired(key, waited, failure);
+		}
+		catch (RuntimeException ex) {
+			failed("onNotAcquired", ex);
+		}
+	}
+
+	@Override
+	public void onReleased(LockLease lease, Duration held, ReleaseOutcome outcome) {
+		try {
+			this.delegate.onReleased(lease, held, outcome);
+		}
+		catch (RuntimeException ex) {
+			failed("onReleased", ex);
+		}
+	}
+
+	@Override
+	public void onRenewed(LockLease lease) {
+		try {
+			this.delegate.onRenewed(lease);
+		}
+		catch (RuntimeException ex) {
+			failed("onRenewed", ex);
+		}
+	}
+
+	@Override
+	public void onRenewalFailed(LockLease lease, Throwable failure) {
+		try {
+			this.delegate.onRenewalFailed(lease, failure);
+		}
+		catch (RuntimeException ex) {
+			failed("onRenewalFailed", ex);
+		}
+	}
+
+	@Override
+	public void onLost(LockLease lease, LockLostException reason) {
+		try {
+			this.delegate.onLost(lease, reason);
+		}
+		catch (RuntimeException ex) {
+			failed("onLost", ex);
+		}
+	}
+
+	// The listener guard: a failing listener is logged and the lock carries on.
+	private void failed(String callback, RuntimeException ex) {
+		logger.warn("LockListener " + this.delegate.getClass().getName() + "." + callback + " failed; ignored", ex);
+	}
+
+}

@@ -1,0 +1,74 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
+
+/**
+ * One hold of a grant, as handed to the caller; reentrant holds of the same grant share its
+ * token and validity but are released one by one.
+ */
+final class HeldLease implements LockLease {
+
+	private final AbstractLockRegistry registry;
+
+	private final Grant grant;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	HeldLease(AbstractLockRegistry registry, Grant grant) {
+		this.registry = registry;
+		this.grant = grant;
+	}
+
+	Grant grant() {
+		return this.grant;
+	}
+
+	boolean isReleased() {
+		return this.released.get();
+	}
+
+	@Override
+	public String key() {
+		return this.grant.key();
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.grant.fencingToken();
+	}
+
+	@Override
+	public boolean isValid() {
+		return !this.released.get() && this.grant.isValid();
+	}
+
+	@Override
+	public Duration remaining() {
+		long remaining = isValid() ? this.grant.remainingNanos() : 0;
+		return Duration.ofNanos(Math.max(0, remaining));
+	}
+
+	@Override
+	public LockLease onLost(Consumer<? super LockLostException> callback) {
+		this.registry.addLostCallback(this.grant, callback);
+		return this;
+	}
+
+	@Override
+	public void release() {
+		if (this.released.compareAndSet(false, true)) {
+			this.registry.releaseHold(this);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "LockLease[key='" + key() + "', fencingToken=" + fencingToken() + ", valid=" + isValid() + "]";
+	}
+
+}

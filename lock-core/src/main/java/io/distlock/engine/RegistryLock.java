@@ -1,0 +1,93 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockLease;
+
+/**
+ * The {@link DistLock} view of one key of a registry. It holds no state of its own, so obtaining
+ * locks for any number of keys costs nothing that stays.
+ */
+final class RegistryLock implements DistLock {
+
+	private final AbstractLockRegistry registry;
+
+	private final String key;
+
+	RegistryLock(AbstractLockRegistry registry, String key) {
+		this.registry = registry;
+		this.key = key;
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	@Override
+	public void lock() {
+		try {
+			this.registry.lockForThread(this.key, AbstractLockRegistry.WAIT_FOREVER, false);
+		}
+		catch (InterruptedException ex) {
+			// An uninterruptible wait never throws it; keep the flag if it ever does.
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Uninterruptible lock was interrupted", ex);
+		}
+	}
+
+	@Override
+	public void lockInterruptibly() throws InterruptedException {
+		this.registry.lockForThread(this.key, AbstractLockRegistry.WAIT_FOREVER, true);
+	}
+
+	@Override
+	public boolean tryLock() {
+		try {
+			return this.registry.lockForThread(this.key, 0, false);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	@Override
+	public boolean tryLock(Duration waitTime) throws InterruptedException {
+		if (waitTime.isNegative()) {
+			waitTime = Duration.ZERO;
+		}
+		return this.registry.lockForThread(this.key, saturatedNanos(waitTime), true);
+	}
+
+	@Override
+	public void unlock() {
+		this.registry.unlockForThread(this.key);
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread() {
+		return this.registry.isHeldByCurrentThread(this.key);
+	}
+
+	@Override
+	public LockLease lease() {
+		return this.registry.currentThreadLease(this.key);
+	}
+
+	@Override
+	public String toString() {
+		return "DistLock[key='" + this.key + "', heldByCurrentThread=" + isHeldByCurrentThread() + "]";
+	}
+
+	private static long saturatedNanos(Duration duration) {
+		try {
+			return Math.min(duration.toNanos(), AbstractLockRegistry.WAIT_FOREVER - 1);
+		}
+		catch (ArithmeticException ex) {
+			return AbstractLockRegistry.WAIT_FOREVER - 1;
+		}
+	}
+
+}

@@ -1,0 +1,238 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.distlock.core.LockListener;
+
+/**
+ * Keeps the grants of one registry alive and notices when they are lost.
+ * <p>
+ * Two threads: the timer checks every grant's validity deadline at the moment it falls due and
+ * ticks the renewals; the renewal I/O runs on a second thread, so that a store that hangs never
+ * delays a deadline. Renewals are batched: each tick renews, in one store call, every renewable
+ * grant whose renewal falls due before the next tick, so a grant is renewed at most one tick
+ * early and never late.
+ */
+final class Watchdog implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(Watchdog.class);
+
+	private static final AtomicInteger registryCount = new AtomicInteger();
+
+	/** Bounds the work of one renewal script so that it never blocks the store for long. */
+	static final int MAX_BATCH_SIZE = 500;
+
+	private final LockStore store;
+
+	private final Duration leaseTime;
+
+	private final long leaseNanos;
+
+	private final long driftNanos;
+
+	private final long renewalNanos;
+
+	private final long tickNanos;
+
+	private final LockListener listener;
+
+	private final LossHandler lossHandler;
+
+	private final ScheduledThreadPoolExecutor timer;
+
+	private final ExecutorService renewalIo;
+
+	private final Set<Grant> renewable = ConcurrentHashMap.newKeySet();
+
+	private final AtomicBoolean renewing = new AtomicBoolean();
+
+	private final AtomicBoolean ticking = new AtomicBoolean();
+
+	private volatile ScheduledFuture<?> ticker;
+
+	Watchdog(LockStore store, RegistrySettings settings, LockListener listener, LossHandler lossHandler) {
+		this.store = store;
+		this.leaseTime = settings.leaseTime();
+		this.leaseNanos = settings.leaseTime().toNanos();
+		this.driftNanos = RegistrySettings.driftMargin(settings.leaseTime()).toNanos();
+		this.renewalNanos = settings.renewalInterval().toNanos();
+		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), this.renewalNanos / 4);
+		this.listener = listener;
+		this.lossHandler = lossHandler;
+		int id = registryCount.incrementAndGet();
+		this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("distlock-watchdog-" + id));
+		this.timer.setRemoveOnCancelPolicy(true);
+		this.renewalIo = Executors.newSingleThreadExecutor(daemonThreads("distlock-renewal-" + id));
+	}
+
+	/**
+	 * Start watching a new grant: check its deadline and, if it is renewable, renew it.
+	 */
+	void watch(Grant grant) {
+		scheduleDeadlineCheck(grant, grant.remainingNanos());
+		if (grant.renewable()) {
+			this.renewable.add(grant);
+			startTicking();
+		}
+	}
+
+	/**
+	 * Stop watching a grant that is being released. A renewal already on its way may still
+	 * reach the store; it compares the owner and the grant's state, so it changes nothing.
+	 */
+	void unwatch(Grant grant) {
+		this.renewable.remove(grant);
+		ScheduledFuture<?> check = grant.deadlineCheck();
+		if (check != null) {
+			check.cancel(false);
+		}
+	}
+
+	int renewableCount() {
+		return this.renewable.size();
+	}
+
+	private void scheduleDeadlineCheck(Grant grant, long delayNanos) {
+		grant.deadlineCheck(this.timer.schedule(() -> checkDeadline(grant), Math.max(0, delayNanos),
+				TimeUnit.NANOSECONDS));
+	}
+
+	private void checkDeadline(Grant grant) {
+		if (!grant.isActive()) {
+			return;
+		}
+		long remaining = grant.remainingNanos();
+		if (remaining > 0) {
+			scheduleDeadlineCheck(grant, remaining);
+			return;
+		}
+		this.renewable.remove(grant);
+		this.lossHandler.lost(grant, grant.renewable()
+				? "no renewal succeeded before its validity deadline (the store was unreachable or too slow)"
+				: "its fixed lease of " + grant.leaseTime().toMillis() + "ms expired before it was released");
+	}
+
+	private void startTicking() {
+		if (this.ticking.compareAndSet(false, true)) {
+			this.ticker = this.timer.scheduleAtFixedRate(this::tick, this.tickNanos, this.tickNanos,
+					TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private void tick() {
+		if (this.renewable.isEmpty() || !this.renewing.compareAndSet(false, true)) {
+			// Nothing to renew, or the previous batch is still on its way: its grants' deadlines
+			// are checked by the timer regardless.
+			return;
+		}
+		long horizon = System.nanoTime() + this.tickNanos;
+		List<Grant> due = new ArrayList<>();
+		for (Grant grant : this.renewable) {
+			if (grant.isActive() && grant.nextRenewalNanos() - horizon <= 0) {
+				due.add(grant);
+			}
+		}
+		if (due.isEmpty()) {
+			this.renewing.set(false);
+			return;
+		}
+		try {
+			this.renewalIo.execute(() -> renewAll(due));
+		}
+		catch (RuntimeException ex) {
+			this.renewing.set(false);
+			throw ex;
+		}
+	}
+
+	private void renewAll(List<Grant> due) {
+		try {
+			for (int from = 0; from < due.size(); from += MAX_BATCH_SIZE) {
+				renew(due.subList(from, Math.min(due.size(), from + MAX_BATCH_SIZE)));
+			}
+		}
+		finally {
+			this.renewing.set(false);
+		}
+	}
+
+	private void renew(List<Grant> batch) {
+		List<LockStore.HeldKey> keys = new ArrayList<>(batch.size());
+		for (Grant grant : batch) {
+			keys.add(new LockStore.HeldKey(grant.key(), grant.owner()));
+		}
+		long sentNanos = System.nanoTime();
+		boolean[] renewed;
+		try {
+			renewed = this.store.renew(keys, this.leaseTime);
+		}
+		catch (RuntimeException ex) {
+			// Degraded path: the grants stay due and are retried on the next tick until their
+			// validity deadline, where the timer declares them lost.
+			logger.warn("Could not renew " + batch.size() + " lock(s); retrying until their validity deadline", ex);
+			for (Grant grant : batch) {
+				this.listener.onRenewalFailed(grant.primaryLease(), ex);
+			}
+			return;
+		}
+		for (int i = 0; i < batch.size(); i++) {
+			Grant grant = batch.get(i);
+			if (renewed[i]) {
+				grant.renewed(sentNanos + this.leaseNanos - this.driftNanos, sentNanos + this.renewalNanos);
+				if (grant.isActive()) {
+					this.listener.onRenewed(grant.primaryLease());
+				}
+			}
+			else if (grant.isActive()) {
+				this.renewable.remove(grant);
+				this.lossHandler.lost(grant,
+						"its renewal was refused: the key expired, was deleted or belongs to another holder");
+			}
+		}
+	}
+
+	@Override
+	public void close() {
+		ScheduledFuture<?> currentTicker = this.ticker;
+		if (currentTicker != null) {
+			currentTicker.cancel(false);
+		}
+		this.timer.shutdownNow();
+		this.renewalIo.shutdownNow();
+		this.renewable.clear();
+	}
+
+	private static ThreadFactory daemonThreads(String name) {
+		return (runnable) -> {
+			Thread thread = new Thread(runnable, name);
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	/**
+	 * Told when a watched grant is lost.
+	 */
+	@FunctionalInterface
+	interface LossHandler {
+
+		void lost(Grant grant, String reason);
+
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.distlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
+
+/**
+ * A Lua script run by its SHA1, loaded with {@code EVAL} only when the server does not know it
+ * yet (after a restart or a {@code SCRIPT FLUSH}), so that a steady state sends only the SHA.
+ */
+final class LuaScript {
+
+	private final String name;
+
+	private final byte[] body;
+
+	private final String sha1;
+
+	private final ReturnType returnType;
+
+	LuaScript(String name, String body, ReturnType returnType) {
+		this.name = name;
+		this.body = body.getBytes(StandardCharsets.UTF_8);
+		this.sha1 = sha1(this.body);
+		this.returnType = returnType;
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	String sha1() {
+		return this.sha1;
+	}
+
+	<T> T run(RedisConnection connection, int numKeys, byte[]... keysAndArgs) {
+		try {
+			return connection.scriptingCommands().evalSha(this.sha1, this.returnType, numKeys, keysAndArgs);
+		}
+		catch (RuntimeException ex) {
+			if (!isNoScript(ex)) {
+				throw ex;
+			}
+			// EVAL also caches the script on the server: the next call goes by SHA again.
+			return connection.scriptingCommands().eval(this.body, this.returnType, numKeys, keysAndArgs);
+		}
+	}
+
+	private static boolean isNoScript(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.contains("NOSCRIPT")) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
+	}
+
+	private static String sha1(byte[] body) {
+		try {
+			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is required of every Java platform", ex);
+		}
+	}
+
+}

@@ -1,0 +1,70 @@
+package io.distlock.redis;
+
+import java.nio.charset.StandardCharsets;
+
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockKeyException;
+
+/**
+ * The Redis names of a lock: {@code <prefix>{<key>}} for the lock itself and auxiliary keys that
+ * share its {@code {...}} hash tag, so that every script touches one cluster slot.
+ * <ul>
+ * <li>{@code <prefix>{<key>}}: the owner of the current grant, with the lease as its TTL;</li>
+ * <li>{@code <prefix>{<key>}:fence}: the last fencing token, kept for the fence retention time;</li>
+ * <li>{@code <prefix>{<key>}:waiting}: present while some process waits, so that a release
+ * publishes only then;</li>
+ * <li>{@code <prefix>released}: the pub/sub channel of release notifications; a message is the
+ * released user key.</li>
+ * </ul>
+ */
+final class RedisLockKeys {
+
+	private final String prefix;
+
+	private final byte[] channel;
+
+	RedisLockKeys(String prefix) {
+		if (prefix == null || prefix.isEmpty()) {
+			throw new LockConfigurationException("keyPrefix must not be empty");
+		}
+		if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+			throw new LockConfigurationException(
+					"keyPrefix must not contain '{' or '}' (they delimit the hash tag) but was '" + prefix + "'");
+		}
+		this.prefix = prefix;
+		this.channel = bytes(prefix + "released");
+	}
+
+	String prefix() {
+		return this.prefix;
+	}
+
+	String lockKey(String key) {
+		if (key.charAt(0) == '}') {
+			throw new LockKeyException("Lock key must not start with '}' (it would empty the Redis hash tag) but was '"
+					+ key + "'");
+		}
+		return this.prefix + "{" + key + "}";
+	}
+
+	byte[] lock(String key) {
+		return bytes(lockKey(key));
+	}
+
+	byte[] fence(String key) {
+		return bytes(lockKey(key) + ":fence");
+	}
+
+	byte[] waiting(String key) {
+		return bytes(lockKey(key) + ":waiting");
+	}
+
+	byte[] channel() {
+		return this.channel;
+	}
+
+	static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+}

@@ -1,0 +1,398 @@
+package io.distlock.test.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * A real {@code redis-server} process on a free loopback port, for tests.
+ * <p>
+ * Fault controls: {@link #pause()} and {@link #resume()} (SIGSTOP/SIGCONT: the server freezes,
+ * clients time out), {@link #kill()} (SIGKILL: a crash) and {@link #restart()} (a new process on
+ * the same port, empty unless persistence was configured). Data is never saved unless asked.
+ *
+ * <pre class="code">
+ * try (RedisServer redis = RedisServer.start()) {
+ *     LettuceConnectionFactory factory = redis.connectionFactory();
+ *     ...
+ * }
+ * </pre>
+ */
+public final class RedisServer implements AutoCloseable {
+
+	private static final Set<RedisServer> running = ConcurrentHashMap.newKeySet();
+
+	static {
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> running.forEach(RedisServer::destroyProcess),
+				"distlock-redis-server-reaper"));
+	}
+
+	private final RedisServerBinary binary;
+
+	private final List<String> extraArguments;
+
+	private final Path directory;
+
+	private final int port;
+
+	private volatile Process process;
+
+	private volatile boolean paused;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private StringRedisTemplate template;
+
+	private RedisServer(RedisServerBinary binary, List<String> extraArguments) throws IOException {
+		this.binary = binary;
+		this.extraArguments = List.copyOf(extraArguments);
+		this.directory = Files.createTempDirectory("distlock-redis-");
+		this.port = startOnFreePort();
+	}
+
+	/**
+	 * Start a server with no persistence on a free port.
+	 * @param extraArguments further {@code redis-server} arguments, such as
+	 * {@code "--appendonly", "yes"}
+	 * @return the running server
+	 */
+	public static RedisServer start(String... extraArguments) {
+		try {
+			return new RedisServer(RedisServerBinary.locate(), Arrays.asList(extraArguments));
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not start redis-server", ex);
+		}
+	}
+
+	/**
+	 * Return the loopback address the server listens on.
+	 * @return {@code 127.0.0.1}
+	 */
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	/**
+	 * Return the port, the same across restarts.
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Return the process id of the current server process.
+	 * @return the pid
+	 */
+	public long pid() {
+		return this.process.pid();
+	}
+
+	/**
+	 * Return the binary this server runs.
+	 * @return the binary
+	 */
+	public RedisServerBinary binary() {
+		return this.binary;
+	}
+
+	/**
+	 * Return whether the process is alive (paused counts as alive).
+	 * @return whether it runs
+	 */
+	public boolean isRunning() {
+		Process current = this.process;
+		return current != null && current.isAlive();
+	}
+
+	/**
+	 * Return whether the process is stopped by {@link #pause()}.
+	 * @return whether it is paused
+	 */
+	public boolean isPaused() {
+		return this.paused;
+	}
+
+	/**
+	 * Freeze the server with SIGSTOP: it accepts no command until {@link #resume()}, and keys do
+	 * not expire meanwhile (they expire at once on resume if their time passed).
+	 */
+	public void pause() {
+		signal("STOP");
+		this.paused = true;
+	}
+
+	/**
+	 * Continue a server frozen by {@link #pause()} with SIGCONT.
+	 */
+	public void resume() {
+		signal("CONT");
+		this.paused = false;
+	}
+
+	/**
+	 * Crash the server with SIGKILL and wait until the process is gone.
+	 */
+	public void kill() {
+		Process current = this.process;
+		if (current == null) {
+			return;
+		}
+		current.destroyForcibly();
+		try {
+			current.waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.paused = false;
+		running.remove(this);
+	}
+
+	/**
+	 * Start a new process on the same port after {@link #kill()}; kills the current one first
+	 * if it still runs. Without persistence the new server is empty.
+	 */
+	public void restart() {
+		if (isRunning()) {
+			kill();
+		}
+		try {
+			launch(this.port);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not restart redis-server on port " + this.port, ex);
+		}
+	}
+
+	/**
+	 * Return a started connection factory for this server, owned by the server (closed with it).
+	 * Commands time out after 2 s, so a paused server fails fast.
+	 * @return the connection factory
+	 */
+	public synchronized LettuceConnectionFactory connectionFactory() {
+		if (this.connectionFactory == null) {
+			this.connectionFactory = newConnectionFactory(Duration.ofSeconds(2));
+		}
+		return this.connectionFactory;
+	}
+
+	/**
+	 * Return a new started connection factory; the caller destroys it.
+	 * @param commandTimeout how long a command may take
+	 * @return the connection factory
+	 */
+	public LettuceConnectionFactory newConnectionFactory(Duration commandTimeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(host(), this.port),
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
+	 * Return a template on this server for assertions, such as reading a key's TTL.
+	 * @return the template
+	 */
+	public synchronized StringRedisTemplate template() {
+		if (this.template == null) {
+			this.template = new StringRedisTemplate(connectionFactory());
+		}
+		return this.template;
+	}
+
+	/**
+	 * Run a raw command on a fresh socket and return the reply's first line, such as
+	 * {@code +PONG} or {@code :1}. Works while the shared connection is broken.
+	 * @param arguments the command and its arguments
+	 * @return the first line of the reply
+	 */
+	public String command(String... arguments) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host(), this.port), 1000);
+			socket.setSoTimeout(2000);
+			StringBuilder request = new StringBuilder("*").append(arguments.length).append("\r\n");
+			for (String argument : arguments) {
+				byte[] bytes = argument.getBytes(StandardCharsets.UTF_8);
+				request.append('$').append(bytes.length).append("\r\n").append(argument).append("\r\n");
+			}
+			OutputStream out = socket.getOutputStream();
+			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			StringBuilder line = new StringBuilder();
+			int c;
+			while ((c = in.read()) != -1 && c != '\n') {
+				if (c != '\r') {
+					line.append((char) c);
+				}
+			}
+			return line.toString();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Command " + Arrays.toString(arguments) + " failed on port " + this.port, ex);
+		}
+	}
+
+	/**
+	 * Delete every key.
+	 */
+	public void flushAll() {
+		command("FLUSHALL");
+	}
+
+	/**
+	 * Kill the process and delete its directory.
+	 */
+	@Override
+	public synchronized void close() {
+		if (this.connectionFactory != null) {
+			this.connectionFactory.destroy();
+			this.connectionFactory = null;
+			this.template = null;
+		}
+		if (this.paused) {
+			resume();
+		}
+		kill();
+		try (Stream<Path> files = Files.walk(this.directory)) {
+			files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		}
+		catch (IOException ex) {
+			// A leftover temporary directory is harmless; the server is gone either way.
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "RedisServer[port=" + this.port + ", version=" + this.binary.version() + "]";
+	}
+
+	private int startOnFreePort() throws IOException {
+		IOException last = null;
+		for (int attempt = 0; attempt < 5; attempt++) {
+			int candidate;
+			try (ServerSocket socket = new ServerSocket(0)) {
+				candidate = socket.getLocalPort();
+			}
+			try {
+				launch(candidate);
+				return candidate;
+			}
+			catch (IOException ex) {
+				// Someone else took the port between our probe and the server's bind: try another.
+				last = ex;
+			}
+		}
+		throw last;
+	}
+
+	private void launch(int port) throws IOException {
+		List<String> command = new ArrayList<>(List.of(this.binary.path().toString(), "--port", Integer.toString(port),
+				"--bind", "127.0.0.1", "--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir",
+				this.directory.toString(), "--daemonize", "no"));
+		if (this.binary.majorVersion() >= 7) {
+			command.addAll(List.of("--enable-debug-command", "local"));
+		}
+		command.addAll(this.extraArguments);
+		Path log = this.directory.resolve("redis-" + port + ".log");
+		Process started = new ProcessBuilder(command).redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+			.start();
+		this.process = started;
+		running.add(this);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (System.nanoTime() < deadline) {
+			if (!started.isAlive()) {
+				running.remove(this);
+				throw new IOException("redis-server exited on port " + port + ": " + tail(log));
+			}
+			if (answersPing(port)) {
+				return;
+			}
+			sleep(20);
+		}
+		destroyProcess();
+		throw new IOException("redis-server did not answer PING on port " + port + " within 10s: " + tail(log));
+	}
+
+	private boolean answersPing(int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host(), port), 200);
+			socket.setSoTimeout(500);
+			socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			byte[] reply = new byte[5];
+			return socket.getInputStream().readNBytes(reply, 0, 5) == 5
+					&& "+PONG".equals(new String(reply, StandardCharsets.US_ASCII));
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+			if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not send SIG" + signal + " to redis-server " + pid(), ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while sending SIG" + signal, ex);
+		}
+	}
+
+	private void destroyProcess() {
+		Process current = this.process;
+		if (current != null) {
+			current.destroyForcibly();
+		}
+		running.remove(this);
+	}
+
+	private static String tail(Path log) {
+		try {
+			List<String> lines = Files.readAllLines(log);
+			return String.join("\n", lines.subList(Math.max(0, lines.size() - 10), lines.size()));
+		}
+		catch (IOException ex) {
+			return "(no log)";
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}
