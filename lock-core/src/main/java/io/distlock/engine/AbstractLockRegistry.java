@@ -86,7 +86,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 
 	@Override
 	public DistLock obtain(String key) {
-		return new RegistryLock(this, LockKeys.requireUsable(key));
+		return new RegistryLock(this, usableKey(key));
 	}
 
 	@Override
@@ -237,7 +237,14 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		releaseGrant(grant);
 	}
 
+	private String usableKey(String key) {
+		LockKeys.requireUsable(key);
+		this.store.checkKey(key);
+		return key;
+	}
+
 	private HeldLease acquireLease(LockRequest request) {
+		usableKey(request.key());
 		try {
 			return hold(request.key(), request.waitTime().toNanos(), request.leaseTime(), true);
 		}
@@ -387,8 +394,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		}
 		catch (RuntimeException ex) {
 			// The attempt may have been applied and only its reply lost: give back whatever we may
-			// hold, so the key does not stay taken for a whole lease.
-			releaseQuietly(key, owner);
+			// hold, so the key does not stay taken for a whole lease. In the background, so that
+			// an unreachable store costs the caller one command timeout, not two.
+			this.watchdog.runInBackground(() -> releaseQuietly(key, owner));
 			throw new LockAcquisitionException(key,
 					"Could not acquire lock for key '" + key + "': the lock store failed: " + ex.getMessage(), ex);
 		}

@@ -14,6 +14,15 @@ import java.util.function.Consumer;
 public interface LockStore extends AutoCloseable {
 
 	/**
+	 * Check that the store can name a lock with the key, before anything is locked. The engine
+	 * has already refused {@code null} and blank keys.
+	 * @param key the user key
+	 * @throws io.distlock.core.LockKeyException if this store cannot use the key
+	 */
+	default void checkKey(String key) {
+	}
+
+	/**
 	 * Take the key for the owner if it is free, minting a fencing token larger than every
 	 * earlier token of the key. If the key is taken and {@code waitTime} is positive, remember
 	 * that someone waits, so that a release notifies.

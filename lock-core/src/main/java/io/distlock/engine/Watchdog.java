@@ -103,6 +103,19 @@ final class Watchdog implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Run store I/O that nobody waits for on the renewal thread.
+	 */
+	void runInBackground(Runnable task) {
+		try {
+			this.renewalIo.execute(task);
+		}
+		catch (java.util.concurrent.RejectedExecutionException ex) {
+			// Closed registry: the best-effort task is dropped; keys expire with their lease.
+			logger.debug("Lock registry closed; background store task dropped", ex);
+		}
+	}
+
 	int renewableCount() {
 		return this.renewable.size();
 	}

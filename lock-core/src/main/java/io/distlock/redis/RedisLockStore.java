@@ -39,6 +39,11 @@ final class RedisLockStore implements LockStore {
 	}
 
 	@Override
+	public void checkKey(String key) {
+		this.keys.lockKey(key);
+	}
+
+	@Override
 	public Acquisition tryAcquire(String key, String owner, Duration leaseTime, Duration waitTime) {
 		byte[] lockKey = this.keys.lock(key);
 		List<Object> reply;

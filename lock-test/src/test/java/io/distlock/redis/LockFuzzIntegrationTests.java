@@ -1,0 +1,151 @@
+package io.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.distlock.core.DistLock;
+import io.distlock.test.process.ChildJvm;
+import io.distlock.test.process.CounterWorkerMain;
+import io.distlock.test.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Mutual exclusion measured the way ShedLock's fuzz test and Jepsen's lock-set workload do: a
+ * non-atomic counter (read, sleep 1 ms, write) incremented under the lock must end exact. Each
+ * detector runs once with the lock switched off, and must then see lost updates: the negative
+ * control that proves it can see a violation.
+ */
+@Timeout(120)
+class LockFuzzIntegrationTests {
+
+	private static final int THREADS = 8;
+
+	private static final int INCREMENTS = 40;
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final List<RedisLockRegistry> registries = new ArrayList<>();
+
+	@AfterEach
+	void closeRegistries() {
+		this.registries.forEach(RedisLockRegistry::close);
+	}
+
+	@Test
+	void eightThreadsOfOneRegistryNeverLoseAnUpdate() throws Exception {
+		RedisLockRegistry registry = registry();
+		String key = randomKey();
+		assertThat(runCounter((thread) -> registry.obtain(key))).isEqualTo(THREADS * INCREMENTS);
+	}
+
+	@Test
+	void eightRegistriesAsEightProcessesNeverLoseAnUpdate() throws Exception {
+		// One registry per thread: exclusion comes from Redis alone, not from the local gate.
+		List<RedisLockRegistry> perThread = new ArrayList<>();
+		for (int i = 0; i < THREADS; i++) {
+			perThread.add(registry());
+		}
+		String key = randomKey();
+		assertThat(runCounter((thread) -> perThread.get(thread).obtain(key))).isEqualTo(THREADS * INCREMENTS);
+	}
+
+	@Test
+	void negativeControlWithoutTheLockLosesUpdates() throws Exception {
+		assertThat(runCounter((thread) -> null)).isLessThan(THREADS * INCREMENTS);
+	}
+
+	@Test
+	void twoJvmsOfFourThreadsNeverLoseAnUpdate() throws Exception {
+		assertThat(runCounterInTwoJvms(true)).isEqualTo(2 * 4 * INCREMENTS);
+	}
+
+	@Test
+	void negativeControlWithoutTheLockAcrossTwoJvmsLosesUpdates() throws Exception {
+		assertThat(runCounterInTwoJvms(false)).isLessThan(2 * 4 * INCREMENTS);
+	}
+
+	/**
+	 * Run the counter workload in this JVM; a {@code null} lock means no locking.
+	 */
+	private int runCounter(Function<Integer, DistLock> lockOfThread) throws Exception {
+		int[] counter = new int[1];
+		ExecutorService executor = Executors.newFixedThreadPool(THREADS);
+		try {
+			List<Future<?>> workers = new ArrayList<>();
+			for (int t = 0; t < THREADS; t++) {
+				DistLock lock = lockOfThread.apply(t);
+				workers.add(executor.submit(() -> {
+					for (int i = 0; i < INCREMENTS; i++) {
+						if (lock != null) {
+							lock.lock();
+						}
+						try {
+							int read = counter[0];
+							Thread.sleep(1);
+							counter[0] = read + 1;
+						}
+						finally {
+							if (lock != null) {
+								lock.unlock();
+							}
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> worker : workers) {
+				worker.get(90, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		// Happens-before through Future.get: the last write of every worker is visible here.
+		return counter[0];
+	}
+
+	private int runCounterInTwoJvms(boolean locked) throws Exception {
+		String lockKey = randomKey();
+		String counterKey = "counter:" + UUID.randomUUID();
+		redis.server().template().opsForValue().set(counterKey, "0");
+		String port = Integer.toString(redis.server().port());
+		String mode = locked ? "locked" : "unlocked";
+		try (ChildJvm first = ChildJvm.start(CounterWorkerMain.class, port, lockKey, counterKey, "4",
+				Integer.toString(INCREMENTS), mode);
+				ChildJvm second = ChildJvm.start(CounterWorkerMain.class, port, lockKey, counterKey, "4",
+						Integer.toString(INCREMENTS), mode)) {
+			first.awaitLine("DONE", 90, TimeUnit.SECONDS);
+			second.awaitLine("DONE", 90, TimeUnit.SECONDS);
+		}
+		return Integer.parseInt(redis.server().template().opsForValue().get(counterKey));
+	}
+
+	private RedisLockRegistry registry() {
+		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
+		this.registries.add(registry);
+		return registry;
+	}
+
+	private static String randomKey() {
+		return "fuzz:" + UUID.randomUUID();
+	}
+
+	static Duration elapsedSince(long startNanos) {
+		return Duration.ofNanos(System.nanoTime() - startNanos);
+	}
+
+}

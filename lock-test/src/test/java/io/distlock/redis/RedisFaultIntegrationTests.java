@@ -1,0 +1,202 @@
+package io.distlock.redis;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
+import io.distlock.test.process.ChildJvm;
+import io.distlock.test.process.LockHolderMain;
+import io.distlock.test.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The engine under the faults of issue 2: a holder killed with SIGKILL, Redis restarted empty
+ * while a lock is held, Redis unreachable, Redis frozen; and 1,000 virtual threads on one key.
+ */
+@Timeout(90)
+class RedisFaultIntegrationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final List<RedisLockRegistry> registries = new ArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	@AfterEach
+	void close() {
+		this.registries.forEach(RedisLockRegistry::close);
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	@Test
+	void killedHolderJvmFreesTheLockWithinItsLease() throws Exception {
+		long leaseMillis = 2_000;
+		RedisLockRegistry waiter = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
+		String key = randomKey();
+		try (ChildJvm holder = ChildJvm.start(LockHolderMain.class, Integer.toString(redis.server().port()), key,
+				Long.toString(leaseMillis))) {
+			long token = Long.parseLong(holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS).substring(9));
+			// Let the holder's watchdog renew a few times, then crash it: no finally, no unlock.
+			Thread.sleep(1_000);
+			assertThat(waiter.tryAcquire(key, Duration.ZERO)).isEmpty();
+			holder.kill();
+			long killedAt = System.nanoTime();
+			try (LockLease lease = waiter.acquire(key, Duration.ofSeconds(5))) {
+				long blockedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+				// The key lived on for what was left of its last renewal, never past one lease.
+				assertThat(blockedMillis).isBetween(leaseMillis / 3, leaseMillis + 500);
+				assertThat(lease.fencingToken()).isGreaterThan(token);
+			}
+		}
+	}
+
+	@Test
+	void redisRestartWhileHeldSignalsLostOnceAndANewLockRenewsNormally() throws Exception {
+		RedisLockRegistry registry = register(
+				RedisLockRegistry.builder(redis.server().connectionFactory()).leaseTime(Duration.ofSeconds(1)));
+		String key = randomKey();
+		DistLock lock = registry.obtain(key);
+		lock.lock();
+		AtomicInteger lostCount = new AtomicInteger();
+		CompletableFuture<Long> lostAt = new CompletableFuture<>();
+		lock.lease().onLost((ex) -> {
+			lostCount.incrementAndGet();
+			lostAt.complete(System.nanoTime());
+		});
+		long killedAt = System.nanoTime();
+		redis.server().kill();
+		Thread.sleep(500);
+		redis.server().restart();
+		long detectedMillis = TimeUnit.NANOSECONDS.toMillis(lostAt.get(5, TimeUnit.SECONDS) - killedAt);
+		assertThat(detectedMillis).isLessThanOrEqualTo(1_000 + 333 + 250);
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+			.withMessageContaining("may have been changed concurrently");
+		Thread.sleep(500);
+		assertThat(lostCount).hasValue(1);
+
+		RedisLockRegistry competitor = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
+		AtomicInteger lostAgain = new AtomicInteger();
+		try (LockLease lease = registry.acquire(key, Duration.ofSeconds(5))) {
+			lease.onLost((ex) -> lostAgain.incrementAndGet());
+			long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+			while (System.nanoTime() < until) {
+				assertThat(competitor.tryAcquire(key, Duration.ZERO)).isEmpty();
+				Thread.sleep(100);
+			}
+			assertThat(lease.isValid()).isTrue();
+		}
+		assertThat(lostAgain).hasValue(0);
+	}
+
+	@Test
+	void unreachableRedisGivesAClearExceptionNeverAFalseAcquire() throws Exception {
+		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofMillis(500));
+		this.factories.add(factory);
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory));
+		String key = randomKey();
+		registry.acquire(key, Duration.ZERO).release();
+		redis.server().kill();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.acquire(key, Duration.ofSeconds(2)))
+			.withMessageStartingWith("Could not acquire lock for key '" + key + "': the lock store failed")
+			.withCauseInstanceOf(org.springframework.dao.DataAccessException.class);
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000);
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.obtain(key).tryLock(Duration.ofSeconds(1)));
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void frozenRedisMakesTheHolderLostAtItsValidityDeadline() throws Exception {
+		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(5));
+		this.factories.add(factory);
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory).leaseTime(Duration.ofSeconds(1)));
+		String key = randomKey();
+		LockLease lease = registry.acquire(key, Duration.ZERO);
+		CompletableFuture<Long> lostAt = new CompletableFuture<>();
+		lease.onLost((ex) -> lostAt.complete(System.nanoTime()));
+		long pausedAt = System.nanoTime();
+		redis.server().pause();
+		try {
+			// The renewal hangs on the frozen server (5 s timeout), yet the deadline is kept.
+			long detectedMillis = TimeUnit.NANOSECONDS.toMillis(lostAt.get(5, TimeUnit.SECONDS) - pausedAt);
+			assertThat(detectedMillis).isLessThanOrEqualTo(1_000 + 100);
+			assertThat(lease.isValid()).isFalse();
+		}
+		finally {
+			redis.server().resume();
+		}
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+	}
+
+	@Test
+	@EnabledForJreRange(min = JRE.JAVA_21)
+	void thousandVirtualThreadsOnOneKeyKeepAnExactCount() throws Exception {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
+		String key = randomKey();
+		int[] counter = new int[1];
+		Method factory = java.util.concurrent.Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
+		List<Future<?>> tasks = new ArrayList<>();
+		ExecutorService executor = (ExecutorService) factory.invoke(null);
+		try {
+			for (int i = 0; i < 1_000; i++) {
+				tasks.add(executor.submit(() -> {
+					DistLock lock = registry.obtain(key);
+					lock.lock();
+					try {
+						int read = counter[0];
+						Thread.yield();
+						counter[0] = read + 1;
+					}
+					finally {
+						lock.unlock();
+					}
+				}));
+			}
+			for (Future<?> task : tasks) {
+				task.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(counter[0]).isEqualTo(1_000);
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
+		RedisLockRegistry registry = builder.build();
+		this.registries.add(registry);
+		return registry;
+	}
+
+	private static String randomKey() {
+		return "fault:" + UUID.randomUUID();
+	}
+
+}

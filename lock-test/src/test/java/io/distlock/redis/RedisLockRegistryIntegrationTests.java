@@ -1,0 +1,327 @@
+package io.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockKeyException;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockRequest;
+import io.distlock.core.WaitStrategy;
+import io.distlock.test.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * What the Redis registry writes and sends: key layout, owners, leases, notifications only when
+ * someone waits, renewals only while held, and fencing tokens that survive a restart.
+ */
+@Timeout(60)
+class RedisLockRegistryIntegrationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final List<RedisLockRegistry> registries = new ArrayList<>();
+
+	@AfterEach
+	void closeRegistries() {
+		this.registries.forEach(RedisLockRegistry::close);
+	}
+
+	@Test
+	void lockKeyNamesItsOwnerAndCarriesTheLease() {
+		RedisLockRegistry registry = register(
+				RedisLockRegistry.builder(factory()).instanceId("inventory-1").keyPrefix("app:locks:"));
+		String key = randomKey();
+		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
+			String redisKey = "app:locks:{" + key + "}";
+			assertThat(redis().opsForValue().get(redisKey)).startsWith("inventory-1:");
+			assertThat(redis().getExpire(redisKey, TimeUnit.MILLISECONDS)).isBetween(25_000L, 30_000L);
+			assertThat(redis().opsForValue().get(redisKey + ":fence")).isEqualTo(Long.toString(lease.fencingToken()));
+		}
+		assertThat(redis().hasKey("app:locks:{" + key + "}")).isFalse();
+	}
+
+	@Test
+	void fixedLeaseTimeIsTheKeysTtlAndIsNotRenewed() throws Exception {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofSeconds(1)));
+		String key = randomKey();
+		try (LockLease lease = registry.acquire(LockRequest.of(key).leaseTime(Duration.ofSeconds(5)))) {
+			assertThat(redis().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS)).isBetween(4_000L, 5_000L);
+			Thread.sleep(1_000);
+			// A renewal would have reset the TTL to the registry's 1 s lease.
+			assertThat(redis().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS)).isBetween(3_000L, 4_000L);
+		}
+	}
+
+	@Test
+	void releasePublishesOnlyWhenSomeoneWaits() throws Exception {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry competitor = register(RedisLockRegistry.builder(factory()));
+		String key = randomKey();
+		long before = commandCalls("publish");
+		for (int i = 0; i < 20; i++) {
+			registry.acquire(key, Duration.ZERO).release();
+		}
+		assertThat(commandCalls("publish")).isEqualTo(before);
+
+		LockLease held = registry.acquire(key, Duration.ZERO);
+		Future<Boolean> waiter = Executors.newSingleThreadExecutor().submit(() -> {
+			try (LockLease lease = competitor.acquire(key, Duration.ofSeconds(10))) {
+				return lease.isValid();
+			}
+		});
+		Thread.sleep(300);
+		held.release();
+		assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(commandCalls("publish")).isGreaterThan(before);
+	}
+
+	@Test
+	void waiterIsWokenByTheReleaseNotByItsRetryInterval() throws Exception {
+		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry waiter = register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(20)));
+		String key = randomKey();
+		LockLease lease = holder.acquire(key, Duration.ZERO);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<Long> acquiredAt = executor.submit(() -> {
+				try (LockLease next = waiter.acquire(key, Duration.ofSeconds(30))) {
+					return System.nanoTime();
+				}
+			});
+			Thread.sleep(500);
+			long releasedAt = System.nanoTime();
+			lease.release();
+			assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(30, TimeUnit.SECONDS) - releasedAt))
+				.isLessThan(1_000);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void silentExpiryWakesTheWaiterAtTheHoldersRemainingLease() throws Exception {
+		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry waiter = register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(20)));
+		String key = randomKey();
+		// Never released: the key simply expires, and nobody publishes.
+		holder.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(600)));
+		long start = System.nanoTime();
+		try (LockLease lease = waiter.acquire(key, Duration.ofSeconds(30))) {
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(400L, 1_500L);
+		}
+	}
+
+	@Test
+	void pollingHandsOverWithoutAnySubscription() throws Exception {
+		RedisLockRegistry first = register(RedisLockRegistry.builder(factory()).waitStrategy(WaitStrategy.POLLING));
+		RedisLockRegistry second = register(RedisLockRegistry.builder(factory())
+			.waitStrategy(WaitStrategy.POLLING)
+			.retryInterval(Duration.ofMillis(50)));
+		String key = randomKey();
+		long publishes = commandCalls("publish");
+		LockLease lease = first.acquire(key, Duration.ZERO);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<Long> acquiredAt = executor.submit(() -> {
+				try (LockLease next = second.acquire(key, Duration.ofSeconds(10))) {
+					return System.nanoTime();
+				}
+			});
+			Thread.sleep(300);
+			long releasedAt = System.nanoTime();
+			lease.release();
+			assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt))
+				.isLessThan(500);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(commandCalls("publish")).isEqualTo(publishes);
+		// No subscriber anywhere: PUBSUB CHANNELS answers an empty array.
+		assertThat(redis.server().command("PUBSUB", "CHANNELS")).isEqualTo("*0");
+	}
+
+	@Test
+	void watchdogKeepsAOneSecondLeaseForTenSecondsWhileACompetitorNeverGetsIt() throws Exception {
+		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofSeconds(1)));
+		RedisLockRegistry competitor = register(RedisLockRegistry.builder(factory()));
+		String key = randomKey();
+		String redisKey = "distlock:{" + key + "}";
+		int attempts = 0;
+		long minTtl = Long.MAX_VALUE;
+		try (LockLease lease = holder.acquire(key, Duration.ZERO)) {
+			long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			while (System.nanoTime() < until) {
+				assertThat(competitor.tryAcquire(key, Duration.ZERO)).isEmpty();
+				minTtl = Math.min(minTtl, redis().getExpire(redisKey, TimeUnit.MILLISECONDS));
+				attempts++;
+				Thread.sleep(50);
+			}
+			assertThat(lease.isValid()).isTrue();
+		}
+		assertThat(attempts).isGreaterThan(100);
+		// Renewed every third of the lease: the TTL never falls below lease - interval - margin.
+		assertThat(minTtl).isGreaterThan(1000 - 333 - 150);
+	}
+
+	@Test
+	void noRenewalIsSentOnceTheLockIsReleased() throws Exception {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofMillis(300)));
+		String key = randomKey();
+		DistLock lock = registry.obtain(key);
+		lock.lock();
+		Thread.sleep(400);
+		lock.unlock();
+		Thread.sleep(100);
+		long scripts = commandCalls("evalsha") + commandCalls("eval");
+		Thread.sleep(1_000);
+		assertThat(commandCalls("evalsha") + commandCalls("eval")).isEqualTo(scripts);
+		assertThat(redis().hasKey("distlock:{" + key + "}")).isFalse();
+	}
+
+	@Test
+	void fencingTokenGrowsAcrossARestartWithoutPersistence() {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
+		String key = randomKey();
+		long before;
+		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
+			before = lease.fencingToken();
+		}
+		redis.server().kill();
+		redis.server().restart();
+		assertThat(redis().hasKey("distlock:{" + key + "}:fence")).isFalse();
+		try (LockLease lease = registry.acquire(key, Duration.ofSeconds(10))) {
+			assertThat(lease.fencingToken()).isGreaterThan(before);
+		}
+	}
+
+	@Test
+	void manyDistinctKeysLeaveNoLocalStateAndNoLockKeys() throws Exception {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).keyPrefix("many:"));
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<?>> workers = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				workers.add(executor.submit(() -> {
+					for (int i = 0; i < 2_500; i++) {
+						DistLock lock = registry.obtain(randomKey());
+						lock.lock();
+						lock.unlock();
+					}
+					return null;
+				}));
+			}
+			for (Future<?> worker : workers) {
+				worker.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(registry.localKeyCount()).isZero();
+		assertThat(scan("many:{*}")).isEmpty();
+		assertThat(scan("many:{*}:waiting")).isEmpty();
+	}
+
+	@Test
+	void invalidOptionsAreRejectedNamingTheOption() {
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedisLockRegistry.builder(factory()).keyPrefix("locks{").build())
+			.withMessageContaining("keyPrefix");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedisLockRegistry.builder(factory()).keyPrefix("").build())
+			.withMessage("keyPrefix must not be empty");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedisLockRegistry.builder(factory())
+				.leaseTime(Duration.ofSeconds(1))
+				.renewalInterval(Duration.ofMillis(800))
+				.build())
+			.withMessageContaining("renewalInterval 'PT0.8S' must be at most half of leaseTime 'PT1S'");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedisLockRegistry.builder(factory()).leaseTime(Duration.ZERO).build())
+			.withMessage("leaseTime must be positive but was 'PT0S'");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedisLockRegistry.builder(factory()).fenceRetentionTime(Duration.ofSeconds(-1)).build())
+			.withMessageContaining("fenceRetentionTime");
+	}
+
+	@Test
+	void unusableKeysAreRejectedBeforeAnythingIsSent() {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
+		assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> registry.obtain(" "))
+			.withMessage("Lock key must not be blank but was ' '");
+		assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> registry.obtain(null))
+			.withMessage("Lock key must not be null");
+		assertThatExceptionOfType(LockKeyException.class)
+			.isThrownBy(() -> registry.acquire("}odd", Duration.ZERO))
+			.withMessageContaining("must not start with '}'");
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	private Set<String> scan(String pattern) {
+		return redis().execute((RedisCallback<Set<String>>) (connection) -> {
+			Set<String> keys = new HashSet<>();
+			try (Cursor<byte[]> cursor = connection.keyCommands()
+				.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
+				cursor.forEachRemaining((key) -> keys.add(new String(key)));
+			}
+			return keys;
+		});
+	}
+
+	private long commandCalls(String command) {
+		Properties stats = redis().execute((RedisConnection connection) -> connection.serverCommands()
+			.info("commandstats"), true);
+		String line = stats.getProperty("cmdstat_" + command);
+		if (line == null) {
+			return 0;
+		}
+		String calls = line.substring(line.indexOf("calls=") + 6);
+		return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+	}
+
+	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
+		RedisLockRegistry registry = builder.build();
+		this.registries.add(registry);
+		return registry;
+	}
+
+	private static org.springframework.data.redis.connection.RedisConnectionFactory factory() {
+		return redis.server().connectionFactory();
+	}
+
+	private static StringRedisTemplate redis() {
+		return redis.server().template();
+	}
+
+	private static String randomKey() {
+		return "it:" + UUID.randomUUID();
+	}
+
+}

@@ -1,0 +1,103 @@
+package io.distlock.test.process;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A second JVM running a main class of the test classpath: another process that holds or
+ * competes for locks, and that a test can kill with SIGKILL.
+ */
+public final class ChildJvm implements AutoCloseable {
+
+	private final Process process;
+
+	private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+	private ChildJvm(Process process) {
+		this.process = process;
+		Thread reader = new Thread(() -> {
+			try (BufferedReader in = new BufferedReader(
+					new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+				for (String line = in.readLine(); line != null; line = in.readLine()) {
+					this.lines.add(line);
+				}
+			}
+			catch (IOException ex) {
+				// The process is gone; waiters time out on their own bound.
+			}
+		}, "child-jvm-reader-" + process.pid());
+		reader.setDaemon(true);
+		reader.start();
+	}
+
+	/**
+	 * Start {@code main} of the given class in a new JVM with this JVM's classpath.
+	 */
+	public static ChildJvm start(Class<?> mainClass, String... arguments) throws IOException {
+		List<String> command = new ArrayList<>();
+		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+		command.add("-Xmx256m");
+		command.add("-XX:TieredStopAtLevel=1");
+		command.add("-cp");
+		command.add(System.getProperty("java.class.path"));
+		command.add(mainClass.getName());
+		command.addAll(List.of(arguments));
+		return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+	}
+
+	/**
+	 * Wait for an output line starting with the prefix and return it, skipping other lines.
+	 */
+	public String awaitLine(String prefix, long timeout, TimeUnit unit) throws InterruptedException {
+		long deadline = System.nanoTime() + unit.toNanos(timeout);
+		StringBuilder seen = new StringBuilder();
+		while (true) {
+			long left = deadline - System.nanoTime();
+			String line = (left > 0) ? this.lines.poll(left, TimeUnit.NANOSECONDS) : null;
+			if (line == null) {
+				throw new IllegalStateException("Child JVM printed no line starting with '" + prefix + "' within "
+						+ timeout + " " + unit + "; it printed:\n" + seen);
+			}
+			if (line.startsWith(prefix)) {
+				return line;
+			}
+			seen.append(line).append('\n');
+		}
+	}
+
+	/**
+	 * Kill the JVM with SIGKILL: no shutdown hook, no finally block runs.
+	 */
+	public void kill() {
+		this.process.destroyForcibly();
+		try {
+			this.process.waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	public int waitForExit(long timeout, TimeUnit unit) throws InterruptedException {
+		if (!this.process.waitFor(timeout, unit)) {
+			throw new IllegalStateException("Child JVM did not exit within " + timeout + " " + unit);
+		}
+		return this.process.exitValue();
+	}
+
+	@Override
+	public void close() {
+		if (this.process.isAlive()) {
+			kill();
+		}
+	}
+
+}

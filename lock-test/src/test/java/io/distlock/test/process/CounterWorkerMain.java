@@ -1,0 +1,77 @@
+package io.distlock.test.process;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.distlock.core.DistLock;
+import io.distlock.redis.RedisLockRegistry;
+
+/**
+ * A process whose threads increment a non-atomic counter in Redis (read, sleep 1 ms, write),
+ * under the lock or, for the negative control, without it. Arguments: port, lock key, counter
+ * key, threads, increments per thread, {@code locked} or {@code unlocked}. Prints {@code DONE}.
+ */
+public final class CounterWorkerMain {
+
+	private CounterWorkerMain() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args[0])));
+		factory.afterPropertiesSet();
+		factory.start();
+		StringRedisTemplate redis = new StringRedisTemplate(factory);
+		RedisLockRegistry registry = new RedisLockRegistry(factory);
+		String counterKey = args[2];
+		int threads = Integer.parseInt(args[3]);
+		int increments = Integer.parseInt(args[4]);
+		boolean locked = "locked".equals(args[5]);
+		DistLock lock = registry.obtain(args[1]);
+		List<Thread> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			Thread worker = new Thread(() -> {
+				for (int i = 0; i < increments; i++) {
+					if (locked) {
+						lock.lock();
+					}
+					try {
+						String value = redis.opsForValue().get(counterKey);
+						sleep(Duration.ofMillis(1));
+						redis.opsForValue().set(counterKey, Integer.toString(Integer.parseInt(value) + 1));
+					}
+					finally {
+						if (locked) {
+							lock.unlock();
+						}
+					}
+				}
+			});
+			worker.start();
+			workers.add(worker);
+		}
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		System.out.println("DONE");
+		System.out.flush();
+		registry.close();
+		factory.destroy();
+		System.exit(0);
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}
