@@ -1,0 +1,57 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockListener;
+import io.distlock.core.WaitStrategy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class RegistrySettingsTests {
+
+	@Test
+	void defaultsRenewEveryThirdOfTheLease() {
+		assertThat(RegistrySettings.defaultRenewalInterval(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(10));
+		assertThat(RegistrySettings.defaultRetryInterval(WaitStrategy.PUB_SUB)).isEqualTo(Duration.ofSeconds(1));
+		assertThat(RegistrySettings.defaultRetryInterval(WaitStrategy.POLLING)).isEqualTo(Duration.ofMillis(100));
+	}
+
+	@Test
+	void driftMarginIsOnePercentPlusTwoMilliseconds() {
+		assertThat(RegistrySettings.driftMargin(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(102));
+	}
+
+	@Test
+	void rejectsARenewalIntervalThatCannotBeRetriedWithinTheLease() {
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> settings(Duration.ofSeconds(1), Duration.ofMillis(501)))
+			.withMessage("renewalInterval 'PT0.501S' must be at most half of leaseTime 'PT1S' so that one failed "
+					+ "renewal can be retried before the lease expires");
+	}
+
+	@Test
+	void rejectsNonPositiveAndTinyDurations() {
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> settings(Duration.ZERO, Duration.ofMillis(100)))
+			.withMessage("leaseTime must be positive but was 'PT0S'");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> settings(Duration.ofSeconds(1), Duration.ofMillis(5)))
+			.withMessage("renewalInterval must be at least 10ms but was 'PT0.005S'");
+	}
+
+	@Test
+	void instanceIdsDiffer() {
+		assertThat(RegistrySettings.newInstanceId()).isNotEqualTo(RegistrySettings.newInstanceId())
+			.startsWith(ProcessHandle.current().pid() + "-");
+	}
+
+	private static RegistrySettings settings(Duration lease, Duration renewal) {
+		return new RegistrySettings(lease, renewal, WaitStrategy.PUB_SUB, Duration.ofSeconds(1), LockListener.NONE,
+				"test");
+	}
+
+}
