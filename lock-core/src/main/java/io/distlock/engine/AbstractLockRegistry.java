@@ -60,6 +60,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 
 	private volatile long lastListenAttemptNanos;
 
+	private volatile boolean listenAttempted;
+
 	private volatile boolean closed;
 
 	private final AtomicLong grantSequence = new AtomicLong();
@@ -436,8 +438,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 
 	private boolean startListening() {
 		long now = System.nanoTime();
-		if (now - this.lastListenAttemptNanos < this.settings.retryInterval().toNanos()
-				|| !this.listenLock.tryLock()) {
+		boolean triedRecently = this.listenAttempted
+				&& now - this.lastListenAttemptNanos < this.settings.retryInterval().toNanos();
+		if (triedRecently || !this.listenLock.tryLock()) {
 			// Someone else is subscribing, or tried recently: poll meanwhile.
 			return false;
 		}
@@ -446,6 +449,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 				return false;
 			}
 			this.lastListenAttemptNanos = now;
+			this.listenAttempted = true;
 			this.listening = this.store.listen(this::keyReleased);
 			return this.listening;
 		}
