@@ -1,12 +1,9 @@
 package io.distlock.redis;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -16,6 +13,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
+import io.distlock.detector.LostUpdateCounter;
+import io.distlock.detector.Workers;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.CounterWorkerMain;
 import io.distlock.test.redis.RedisServerExtension;
@@ -82,40 +81,14 @@ class LockFuzzIntegrationTests {
 	 * Run the counter workload in this JVM; a {@code null} lock means no locking.
 	 */
 	private int runCounter(Function<Integer, DistLock> lockOfThread) throws Exception {
-		int[] counter = new int[1];
-		ExecutorService executor = Executors.newFixedThreadPool(THREADS);
-		try {
-			List<Future<?>> workers = new ArrayList<>();
-			for (int t = 0; t < THREADS; t++) {
-				DistLock lock = lockOfThread.apply(t);
-				workers.add(executor.submit(() -> {
-					for (int i = 0; i < INCREMENTS; i++) {
-						if (lock != null) {
-							lock.lock();
-						}
-						try {
-							int read = counter[0];
-							Thread.sleep(1);
-							counter[0] = read + 1;
-						}
-						finally {
-							if (lock != null) {
-								lock.unlock();
-							}
-						}
-					}
-					return null;
-				}));
+		LostUpdateCounter counter = new LostUpdateCounter();
+		Workers.runAll(Executors.newFixedThreadPool(THREADS), THREADS, (worker) -> {
+			DistLock lock = lockOfThread.apply(worker);
+			for (int i = 0; i < INCREMENTS; i++) {
+				counter.increment(lock);
 			}
-			for (Future<?> worker : workers) {
-				worker.get(90, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			executor.shutdownNow();
-		}
-		// Happens-before through Future.get: the last write of every worker is visible here.
-		return counter[0];
+		});
+		return counter.value();
 	}
 
 	private int runCounterInTwoJvms(boolean locked) throws Exception {
@@ -142,10 +115,6 @@ class LockFuzzIntegrationTests {
 
 	private static String randomKey() {
 		return "fuzz:" + UUID.randomUUID();
-	}
-
-	static Duration elapsedSince(long startNanos) {
-		return Duration.ofNanos(System.nanoTime() - startNanos);
 	}
 
 }

@@ -29,6 +29,7 @@ import io.distlock.core.LockKeyException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
+import io.distlock.detector.Workers;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,15 +89,7 @@ class RedisLockRegistryIntegrationTests {
 		}
 		assertThat(commandCalls("publish")).isEqualTo(before);
 
-		LockLease held = registry.acquire(key, Duration.ZERO);
-		Future<Boolean> waiter = Executors.newSingleThreadExecutor().submit(() -> {
-			try (LockLease lease = competitor.acquire(key, Duration.ofSeconds(10))) {
-				return lease.isValid();
-			}
-		});
-		Thread.sleep(300);
-		held.release();
-		assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+		handoffMillis(registry, competitor, key);
 		assertThat(commandCalls("publish")).isGreaterThan(before);
 	}
 
@@ -105,23 +98,7 @@ class RedisLockRegistryIntegrationTests {
 		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()));
 		RedisLockRegistry waiter = register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(20)));
 		String key = randomKey();
-		LockLease lease = holder.acquire(key, Duration.ZERO);
-		ExecutorService executor = Executors.newSingleThreadExecutor();
-		try {
-			Future<Long> acquiredAt = executor.submit(() -> {
-				try (LockLease next = waiter.acquire(key, Duration.ofSeconds(30))) {
-					return System.nanoTime();
-				}
-			});
-			Thread.sleep(500);
-			long releasedAt = System.nanoTime();
-			lease.release();
-			assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(30, TimeUnit.SECONDS) - releasedAt))
-				.isLessThan(1_000);
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		assertThat(handoffMillis(holder, waiter, key)).isLessThan(1_000);
 	}
 
 	@Test
@@ -145,23 +122,7 @@ class RedisLockRegistryIntegrationTests {
 			.retryInterval(Duration.ofMillis(50)));
 		String key = randomKey();
 		long publishes = commandCalls("publish");
-		LockLease lease = first.acquire(key, Duration.ZERO);
-		ExecutorService executor = Executors.newSingleThreadExecutor();
-		try {
-			Future<Long> acquiredAt = executor.submit(() -> {
-				try (LockLease next = second.acquire(key, Duration.ofSeconds(10))) {
-					return System.nanoTime();
-				}
-			});
-			Thread.sleep(300);
-			long releasedAt = System.nanoTime();
-			lease.release();
-			assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt))
-				.isLessThan(500);
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		assertThat(handoffMillis(first, second, key)).isLessThan(500);
 		assertThat(commandCalls("publish")).isEqualTo(publishes);
 		// No subscriber anywhere: PUBSUB CHANNELS answers an empty array.
 		assertThat(redis.server().command("PUBSUB", "CHANNELS")).isEqualTo("*0");
@@ -224,26 +185,13 @@ class RedisLockRegistryIntegrationTests {
 	@Test
 	void manyDistinctKeysLeaveNoLocalStateAndNoLockKeys() throws Exception {
 		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).keyPrefix("many:"));
-		ExecutorService executor = Executors.newFixedThreadPool(4);
-		try {
-			List<Future<?>> workers = new ArrayList<>();
-			for (int t = 0; t < 4; t++) {
-				workers.add(executor.submit(() -> {
-					for (int i = 0; i < 2_500; i++) {
-						DistLock lock = registry.obtain(randomKey());
-						lock.lock();
-						lock.unlock();
-					}
-					return null;
-				}));
+		Workers.runAll(Executors.newFixedThreadPool(4), 4, (worker) -> {
+			for (int i = 0; i < 2_500; i++) {
+				DistLock lock = registry.obtain(randomKey());
+				lock.lock();
+				lock.unlock();
 			}
-			for (Future<?> worker : workers) {
-				worker.get(60, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		});
 		assertThat(registry.localKeyCount()).isZero();
 		assertThat(scan("many:{*}")).isEmpty();
 		assertThat(scan("many:{*}:waiting")).isEmpty();
@@ -282,6 +230,30 @@ class RedisLockRegistryIntegrationTests {
 			.isThrownBy(() -> registry.acquire("}odd", Duration.ZERO))
 			.withMessageContaining("must not start with '}'");
 		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	/**
+	 * Let the holder take the key, the waiter wait for it on another thread, and measure the
+	 * milliseconds from the holder's release to the waiter's grant.
+	 */
+	private static long handoffMillis(RedisLockRegistry holder, RedisLockRegistry waiter, String key)
+			throws Exception {
+		LockLease lease = holder.acquire(key, Duration.ZERO);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<Long> acquiredAt = executor.submit(() -> {
+				try (LockLease next = waiter.acquire(key, Duration.ofSeconds(30))) {
+					return System.nanoTime();
+				}
+			});
+			Thread.sleep(500);
+			long releasedAt = System.nanoTime();
+			lease.release();
+			return TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(30, TimeUnit.SECONDS) - releasedAt);
+		}
+		finally {
+			executor.shutdownNow();
+		}
 	}
 
 	private Set<String> scan(String pattern) {
