@@ -43,6 +43,14 @@ public final class LockContext {
 	}
 
 	/**
+	 * Return every lease bound to the current thread, outermost first.
+	 * @return a snapshot, empty when the thread holds no lock
+	 */
+	public static java.util.List<LockLease> all() {
+		return java.util.List.copyOf(leases.get());
+	}
+
+	/**
 	 * Bind a lease to the current thread. For lock implementations and interceptors.
 	 * @param lease the lease now held by the current thread
 	 */

@@ -29,6 +29,12 @@ public interface LockLease extends AutoCloseable {
 	String key();
 
 	/**
+	 * Return the logical name the lock was requested under (a bounded label for metrics).
+	 * @return the name
+	 */
+	String name();
+
+	/**
 	 * Return the fencing token of this grant: a number that is larger than the token of every
 	 * earlier grant of the same key, so that a resource can reject a write from a stale holder by
 	 * remembering the highest token it accepted. Reentrant holds share their grant's token.
@@ -66,6 +72,16 @@ public interface LockLease extends AutoCloseable {
 	 * been changed concurrently
 	 */
 	void release();
+
+	/**
+	 * Release this hold, but if it is the outermost one and the lock was granted less than
+	 * {@code holdAtLeast} ago, leave the key in the store (no longer renewed) until
+	 * {@code holdAtLeast} after the grant. For scheduled jobs: a job that finishes fast still
+	 * keeps other instances, whose clocks and schedules differ slightly, from running it again.
+	 * @param holdAtLeast the minimum time the lock stays taken after its grant
+	 * @throws LockLostException if the lock was lost while held
+	 */
+	void release(Duration holdAtLeast);
 
 	/**
 	 * Release this hold, as {@link #release()}.

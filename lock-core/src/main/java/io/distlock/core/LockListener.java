@@ -27,11 +27,12 @@ public interface LockListener {
 	/**
 	 * The lock was not acquired: the wait time passed, the wait was interrupted, or the store
 	 * failed.
+	 * @param name the logical name the lock was requested under
 	 * @param key the key
 	 * @param waited how long the attempt took
 	 * @param failure the store's exception, or {@code null} when the lock simply stayed taken
 	 */
-	default void onNotAcquired(String key, Duration waited, Throwable failure) {
+	default void onNotAcquired(String name, String key, Duration waited, Throwable failure) {
 	}
 
 	/**

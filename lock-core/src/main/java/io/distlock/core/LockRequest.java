@@ -17,14 +17,20 @@ import java.util.Objects;
  */
 public final class LockRequest {
 
+	/** The name of a lock taken without one: metrics and the endpoint group such locks under it. */
+	public static final String DEFAULT_NAME = "unnamed";
+
 	private final String key;
+
+	private final String name;
 
 	private final Duration waitTime;
 
 	private final Duration leaseTime;
 
-	private LockRequest(String key, Duration waitTime, Duration leaseTime) {
+	private LockRequest(String key, String name, Duration waitTime, Duration leaseTime) {
 		this.key = key;
+		this.name = name;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 	}
@@ -36,7 +42,7 @@ public final class LockRequest {
 	 * @throws LockKeyException if the key is {@code null} or blank
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(LockKeys.requireUsable(key), Duration.ZERO, null);
+		return new LockRequest(LockKeys.requireUsable(key), DEFAULT_NAME, Duration.ZERO, null);
 	}
 
 	/**
@@ -49,7 +55,7 @@ public final class LockRequest {
 		if (waitTime.isNegative()) {
 			throw new IllegalArgumentException("waitTime must not be negative but was '" + waitTime + "'");
 		}
-		return new LockRequest(this.key, waitTime, this.leaseTime);
+		return new LockRequest(this.key, this.name, waitTime, this.leaseTime);
 	}
 
 	/**
@@ -62,7 +68,28 @@ public final class LockRequest {
 		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
 			throw new IllegalArgumentException("leaseTime must be positive but was '" + leaseTime + "'");
 		}
-		return new LockRequest(this.key, this.waitTime, leaseTime);
+		return new LockRequest(this.key, this.name, this.waitTime, leaseTime);
+	}
+
+	/**
+	 * Return a copy of this request with a logical name: a bounded label for metrics and the
+	 * endpoint, such as {@code InventoryService.reserve}, never the key itself.
+	 * @param name the name, not blank
+	 * @return a new request
+	 */
+	public LockRequest name(String name) {
+		if (name == null || name.isBlank()) {
+			throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
+		}
+		return new LockRequest(this.key, name, this.waitTime, this.leaseTime);
+	}
+
+	/**
+	 * Return the logical name of the lock.
+	 * @return the name, {@value #DEFAULT_NAME} unless set
+	 */
+	public String name() {
+		return this.name;
 	}
 
 	/**
@@ -92,7 +119,7 @@ public final class LockRequest {
 
 	@Override
 	public String toString() {
-		return "LockRequest[key='" + this.key + "', waitTime=" + this.waitTime + ", leaseTime="
+		return "LockRequest[name='" + this.name + "', key='" + this.key + "', waitTime=" + this.waitTime + ", leaseTime="
 				+ ((this.leaseTime != null) ? this.leaseTime : "watchdog") + "]";
 	}
 

@@ -66,6 +66,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 
 	private final AtomicLong grantSequence = new AtomicLong();
 
+	private final LossStatistics lossStatistics = new LossStatistics();
+
 	/**
 	 * Create a registry over a store.
 	 * @param store where grants live
@@ -155,6 +157,47 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	}
 
 	/**
+	 * Return a snapshot of the locks this registry holds now.
+	 * @return one entry per grant
+	 */
+	public List<HeldLock> heldLocks() {
+		List<HeldLock> held = new ArrayList<>();
+		for (Gate gate : this.gates.all()) {
+			Grant grant = gate.grant();
+			if (grant != null) {
+				held.add(new HeldLock(grant.name(), grant.key(), grant.acquiredAt(), grant.fencingToken(),
+						Duration.ofNanos(Math.max(0, grant.remainingNanos())), grant.renewals(), grant.renewable(),
+						grant.holds().get()));
+			}
+		}
+		return held;
+	}
+
+	/**
+	 * Return how many locks this registry lost and when it last did.
+	 * @return the loss statistics
+	 */
+	public LossStatistics getLossStatistics() {
+		return this.lossStatistics;
+	}
+
+	/**
+	 * Return whether the watchdog still runs: it stops only when the registry is closed.
+	 * @return whether held locks are renewed and their deadlines checked
+	 */
+	public boolean isWatchdogRunning() {
+		return !this.closed && this.watchdog.isRunning();
+	}
+
+	/**
+	 * Check that the lock store answers.
+	 * @throws RuntimeException the store's exception if it does not
+	 */
+	public void checkStore() {
+		this.store.ping();
+	}
+
+	/**
 	 * Stop the watchdog and the store. Locks still held are declared lost (their holders are
 	 * told) and expire in the store when their lease runs out.
 	 */
@@ -177,7 +220,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	// ---- engine, used by RegistryLock and HeldLease
 
 	boolean lockForThread(String key, long waitNanos, boolean interruptible) throws InterruptedException {
-		HeldLease lease = hold(key, waitNanos, null, interruptible);
+		HeldLease lease = hold(key, LockRequest.DEFAULT_NAME, waitNanos, null, interruptible);
 		if (lease == null) {
 			return false;
 		}
@@ -226,7 +269,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		}
 	}
 
-	void releaseHold(HeldLease lease) {
+	void releaseHold(HeldLease lease, Duration holdAtLeast) {
 		Grant grant = lease.grant();
 		Gate gate = grant.gate();
 		if (grant.holds().decrementAndGet() > 0) {
@@ -236,7 +279,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 			}
 			return;
 		}
-		releaseGrant(grant);
+		releaseGrant(grant, holdAtLeast);
 	}
 
 	private String usableKey(String key) {
@@ -248,7 +291,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	private HeldLease acquireLease(LockRequest request) {
 		usableKey(request.key());
 		try {
-			return hold(request.key(), request.waitTime().toNanos(), request.leaseTime(), true);
+			return hold(request.key(), request.name(), request.waitTime().toNanos(), request.leaseTime(), true);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -261,7 +304,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	 * Take one hold of a key for the current thread.
 	 * @return the hold, or {@code null} if the key stayed taken for the whole wait
 	 */
-	private HeldLease hold(String key, long waitNanos, Duration fixedLease, boolean interruptible)
+	private HeldLease hold(String key, String name, long waitNanos, Duration fixedLease, boolean interruptible)
 			throws InterruptedException {
 		if (this.closed) {
 			throw new IllegalStateException("Lock registry is closed");
@@ -276,21 +319,21 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 				return lease;
 			}
 			if (!enterGate(gate, startNanos, waitNanos, interruptible)) {
-				this.listener.onNotAcquired(key, elapsed(startNanos), null);
+				this.listener.onNotAcquired(name, key, elapsed(startNanos), null);
 				return null;
 			}
 			Grant grant;
 			try {
-				grant = acquireFromStore(gate, startNanos, waitNanos, interruptible, fixedLease);
+				grant = acquireFromStore(gate, name, startNanos, waitNanos, interruptible, fixedLease);
 			}
 			catch (RuntimeException | InterruptedException ex) {
 				gate.leave();
-				this.listener.onNotAcquired(key, elapsed(startNanos), ex);
+				this.listener.onNotAcquired(name, key, elapsed(startNanos), ex);
 				throw ex;
 			}
 			if (grant == null) {
 				gate.leave();
-				this.listener.onNotAcquired(key, elapsed(startNanos), null);
+				this.listener.onNotAcquired(name, key, elapsed(startNanos), null);
 				return null;
 			}
 			lease = new HeldLease(this, grant);
@@ -336,7 +379,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		return gate.tryEnter(waitNanos - (System.nanoTime() - startNanos));
 	}
 
-	private Grant acquireFromStore(Gate gate, long startNanos, long waitNanos, boolean interruptible,
+	private Grant acquireFromStore(Gate gate, String name, long startNanos, long waitNanos, boolean interruptible,
 			Duration fixedLease) throws InterruptedException {
 		String key = gate.key();
 		Duration leaseTime = (fixedLease != null) ? fixedLease : this.settings.leaseTime();
@@ -354,7 +397,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 				if (attempt.acquired()) {
 					long validUntil = sentNanos + leaseNanos - driftNanos;
 					if (validUntil - now > 0) {
-						return new Grant(key, owner, attempt.fencingToken(), leaseTime, fixedLease == null, sentNanos,
+						return new Grant(key, name, owner, attempt.fencingToken(), leaseTime, fixedLease == null, sentNanos,
 								validUntil, sentNanos + this.settings.renewalInterval().toNanos(), gate);
 					}
 					// The reply came so late that the lease may already have expired: it proves
@@ -469,13 +512,13 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		return this.settings.instanceId() + ":" + this.grantSequence.incrementAndGet();
 	}
 
-	private void releaseGrant(Grant grant) {
+	private void releaseGrant(Grant grant, Duration holdAtLeast) {
 		Gate gate = grant.gate();
 		boolean wasActive = grant.beginRelease();
 		this.watchdog.unwatch(grant);
 		ReleaseOutcome outcome;
 		try {
-			outcome = this.store.release(grant.key(), grant.owner()) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+			outcome = releaseInStore(grant, holdAtLeast) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
 		}
 		catch (RuntimeException ex) {
 			// Degraded path: the work under the lock is done; the key frees itself when its lease
@@ -505,6 +548,20 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		}
 	}
 
+	/**
+	 * Delete the grant in the store, or, while {@code holdAtLeast} since the grant has not
+	 * passed, leave it there to expire then (an owner-compared extension to exactly that).
+	 * @return whether the grant was still ours
+	 */
+	private boolean releaseInStore(Grant grant, Duration holdAtLeast) {
+		long keepNanos = grant.acquiredNanos() + holdAtLeast.toNanos() - System.nanoTime();
+		if (keepNanos < TimeUnit.MILLISECONDS.toNanos(1)) {
+			return this.store.release(grant.key(), grant.owner());
+		}
+		return this.store.renew(List.of(new LockStore.HeldKey(grant.key(), grant.owner())),
+				Duration.ofNanos(keepNanos))[0];
+	}
+
 	private void declareLost(Grant grant, String reason) {
 		declareLost(grant, reason, false);
 	}
@@ -515,6 +572,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 			return;
 		}
 		LockLostException lost = grant.lostException();
+		this.lossStatistics.recordLoss();
 		logger.error(lost.getMessage());
 		this.listener.onLost(grant.primaryLease(), lost);
 		for (Consumer<? super LockLostException> callback : callbacks) {

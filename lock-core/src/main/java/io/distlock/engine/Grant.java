@@ -37,6 +37,8 @@ final class Grant {
 
 	private final String key;
 
+	private final String name;
+
 	private final String owner;
 
 	private final long fencingToken;
@@ -46,6 +48,10 @@ final class Grant {
 	private final boolean renewable;
 
 	private final long acquiredNanos;
+
+	private final java.time.Instant acquiredAt = java.time.Instant.now();
+
+	private final java.util.concurrent.atomic.AtomicLong renewals = new java.util.concurrent.atomic.AtomicLong();
 
 	private final Gate gate;
 
@@ -66,9 +72,10 @@ final class Grant {
 	/** Guarded by itself; never held around I/O or while running a callback. */
 	private final List<Consumer<? super LockLostException>> lostCallbacks = new ArrayList<>(1);
 
-	Grant(String key, String owner, long fencingToken, Duration leaseTime, boolean renewable, long acquiredNanos,
+	Grant(String key, String name, String owner, long fencingToken, Duration leaseTime, boolean renewable, long acquiredNanos,
 			long validUntilNanos, long nextRenewalNanos, Gate gate) {
 		this.key = key;
+		this.name = name;
 		this.owner = owner;
 		this.fencingToken = fencingToken;
 		this.leaseTime = leaseTime;
@@ -81,6 +88,18 @@ final class Grant {
 
 	String key() {
 		return this.key;
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	java.time.Instant acquiredAt() {
+		return this.acquiredAt;
+	}
+
+	long renewals() {
+		return this.renewals.get();
 	}
 
 	String owner() {
@@ -141,6 +160,7 @@ final class Grant {
 	}
 
 	void renewed(long validUntilNanos, long nextRenewalNanos) {
+		this.renewals.incrementAndGet();
 		if (validUntilNanos - this.validUntilNanos > 0) {
 			this.validUntilNanos = validUntilNanos;
 		}

@@ -34,9 +34,9 @@ final class GuardedLockListener implements LockListener {
 	}
 
 	@Override
-	public void onNotAcquired(String key, Duration waited, Throwable failure) {
+	public void onNotAcquired(String name, String key, Duration waited, Throwable failure) {
 		try {
-			this.delegate.onNotAcquired(key, waited, failure);
+			this.delegate.onNotAcquired(name, key, waited, failure);
 		}
 		catch (RuntimeException ex) {
 			failed("onNotAcquired", ex);

@@ -38,6 +38,11 @@ final class HeldLease implements LockLease {
 	}
 
 	@Override
+	public String name() {
+		return this.grant.name();
+	}
+
+	@Override
 	public long fencingToken() {
 		return this.grant.fencingToken();
 	}
@@ -61,14 +66,19 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public void release() {
+		release(Duration.ZERO);
+	}
+
+	@Override
+	public void release(Duration holdAtLeast) {
 		if (this.released.compareAndSet(false, true)) {
-			this.registry.releaseHold(this);
+			this.registry.releaseHold(this, holdAtLeast);
 		}
 	}
 
 	@Override
 	public String toString() {
-		return "LockLease[key='" + key() + "', fencingToken=" + fencingToken() + ", valid=" + isValid() + "]";
+		return "LockLease[name='" + name() + "', key='" + key() + "', fencingToken=" + fencingToken() + ", valid=" + isValid() + "]";
 	}
 
 }

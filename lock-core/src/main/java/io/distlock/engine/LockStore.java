@@ -61,6 +61,12 @@ public interface LockStore extends AutoCloseable {
 	boolean listen(Consumer<String> releasedKeys);
 
 	/**
+	 * Check that the store answers, for health checks.
+	 * @throws RuntimeException the store's exception if it does not
+	 */
+	void ping();
+
+	/**
 	 * Stop listening and free the store's resources. Grants already in the store stay until they
 	 * expire.
 	 */

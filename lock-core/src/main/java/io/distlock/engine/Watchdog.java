@@ -116,6 +116,10 @@ final class Watchdog implements AutoCloseable {
 		}
 	}
 
+	boolean isRunning() {
+		return !this.timer.isShutdown();
+	}
+
 	int renewableCount() {
 		return this.renewable.size();
 	}

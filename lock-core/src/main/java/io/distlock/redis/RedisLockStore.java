@@ -96,6 +96,13 @@ final class RedisLockStore implements LockStore {
 	}
 
 	@Override
+	public void ping() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.ping();
+		}
+	}
+
+	@Override
 	public void close() {
 		this.subscription.stop();
 	}

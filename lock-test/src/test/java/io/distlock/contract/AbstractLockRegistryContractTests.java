@@ -381,12 +381,54 @@ public abstract class AbstractLockRegistryContractTests {
 		AbstractLockRegistry registry = registry();
 		String key = randomKey();
 		LockLease lease = registry.acquire(key, Duration.ZERO);
-		this.executor.submit(lease::release).get(5, TimeUnit.SECONDS);
+		this.executor.submit(() -> lease.release()).get(5, TimeUnit.SECONDS);
 		lease.release();
 		assertThat(isHeldInStore(registry, key)).isFalse();
 		Optional<LockLease> again = registry.tryAcquire(key, Duration.ZERO);
 		assertThat(again).isPresent();
 		again.get().release();
+	}
+
+	@Test
+	void releaseWithHoldAtLeastKeepsTheKeyTakenUntilThen() throws Exception {
+		AbstractLockRegistry first = registry();
+		AbstractLockRegistry second = registry();
+		String key = randomKey();
+		long grantedAt = System.nanoTime();
+		LockLease lease = first.acquire(LockRequest.of(key).name("nightly-report"));
+		assertThat(lease.name()).isEqualTo("nightly-report");
+		lease.release(Duration.ofMillis(800));
+		assertThat(first.localKeyCount()).isZero();
+		assertThat(second.tryAcquire(key, Duration.ZERO)).isEmpty();
+		try (LockLease next = second.acquire(key, Duration.ofSeconds(5))) {
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - grantedAt)).isBetween(700L, 2_000L);
+		}
+	}
+
+	@Test
+	void releaseWithAHoldAtLeastAlreadyPassedFreesTheKeyAtOnce() throws Exception {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		LockLease lease = registry.acquire(key, Duration.ZERO);
+		Thread.sleep(50);
+		lease.release(Duration.ofMillis(10));
+		assertThat(isHeldInStore(registry, key)).isFalse();
+	}
+
+	@Test
+	void heldLocksDescribeWhatIsHeld() {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		try (LockLease lease = registry.acquire(LockRequest.of(key).name("reserve"))) {
+			assertThat(registry.heldLocks()).singleElement().satisfies((held) -> {
+				assertThat(held.name()).isEqualTo("reserve");
+				assertThat(held.key()).isEqualTo(key);
+				assertThat(held.fencingToken()).isEqualTo(lease.fencingToken());
+				assertThat(held.remaining()).isPositive();
+				assertThat(held.holds()).isEqualTo(1);
+			});
+		}
+		assertThat(registry.heldLocks()).isEmpty();
 	}
 
 	@Test

@@ -72,6 +72,11 @@ final class InMemoryLockStore implements LockStore {
 	}
 
 	@Override
+	public void ping() {
+		// Always reachable: it lives in this JVM.
+	}
+
+	@Override
 	public void close() {
 		this.releasedKeys = null;
 	}
