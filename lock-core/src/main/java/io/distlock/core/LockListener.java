@@ -69,6 +69,14 @@ public interface LockListener {
 	}
 
 	/**
+	 * An annotated method whose lock was not acquired was skipped or replaced by its fallback.
+	 * @param name the lock's logical name
+	 * @param action {@code skip} or {@code fallback}
+	 */
+	default void onFallback(String name, String action) {
+	}
+
+	/**
 	 * What the store found when a lock was released.
 	 */
 	enum ReleaseOutcome {

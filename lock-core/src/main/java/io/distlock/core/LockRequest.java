@@ -28,11 +28,14 @@ public final class LockRequest {
 
 	private final Duration leaseTime;
 
-	private LockRequest(String key, String name, Duration waitTime, Duration leaseTime) {
+	private final boolean ownedByThread;
+
+	private LockRequest(String key, String name, Duration waitTime, Duration leaseTime, boolean ownedByThread) {
 		this.key = key;
 		this.name = name;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
+		this.ownedByThread = ownedByThread;
 	}
 
 	/**
@@ -42,7 +45,7 @@ public final class LockRequest {
 	 * @throws LockKeyException if the key is {@code null} or blank
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(LockKeys.requireUsable(key), DEFAULT_NAME, Duration.ZERO, null);
+		return new LockRequest(LockKeys.requireUsable(key), DEFAULT_NAME, Duration.ZERO, null, true);
 	}
 
 	/**
@@ -55,7 +58,7 @@ public final class LockRequest {
 		if (waitTime.isNegative()) {
 			throw new IllegalArgumentException("waitTime must not be negative but was '" + waitTime + "'");
 		}
-		return new LockRequest(this.key, this.name, waitTime, this.leaseTime);
+		return new LockRequest(this.key, this.name, waitTime, this.leaseTime, this.ownedByThread);
 	}
 
 	/**
@@ -68,7 +71,7 @@ public final class LockRequest {
 		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
 			throw new IllegalArgumentException("leaseTime must be positive but was '" + leaseTime + "'");
 		}
-		return new LockRequest(this.key, this.name, this.waitTime, leaseTime);
+		return new LockRequest(this.key, this.name, this.waitTime, leaseTime, this.ownedByThread);
 	}
 
 	/**
@@ -81,7 +84,7 @@ public final class LockRequest {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
 		}
-		return new LockRequest(this.key, name, this.waitTime, this.leaseTime);
+		return new LockRequest(this.key, name, this.waitTime, this.leaseTime, this.ownedByThread);
 	}
 
 	/**
@@ -90,6 +93,25 @@ public final class LockRequest {
 	 */
 	public String name() {
 		return this.name;
+	}
+
+	/**
+	 * Return a copy of this request whose lease does not belong to the calling thread: the
+	 * thread cannot re-enter it (a second acquisition from it waits like any other), and any
+	 * thread may release it. For work that continues asynchronously after the call returns.
+	 * @param ownedByThread whether the calling thread owns the hold (default {@code true})
+	 * @return a new request
+	 */
+	public LockRequest ownedByThread(boolean ownedByThread) {
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, ownedByThread);
+	}
+
+	/**
+	 * Return whether the calling thread owns the hold and may re-enter it.
+	 * @return whether the hold is thread-owned
+	 */
+	public boolean ownedByThread() {
+		return this.ownedByThread;
 	}
 
 	/**

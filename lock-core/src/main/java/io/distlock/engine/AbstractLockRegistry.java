@@ -220,7 +220,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	// ---- engine, used by RegistryLock and HeldLease
 
 	boolean lockForThread(String key, long waitNanos, boolean interruptible) throws InterruptedException {
-		HeldLease lease = hold(key, LockRequest.DEFAULT_NAME, waitNanos, null, interruptible);
+		HeldLease lease = hold(key, LockRequest.DEFAULT_NAME, waitNanos, null, true, interruptible);
 		if (lease == null) {
 			return false;
 		}
@@ -291,7 +291,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	private HeldLease acquireLease(LockRequest request) {
 		usableKey(request.key());
 		try {
-			return hold(request.key(), request.name(), request.waitTime().toNanos(), request.leaseTime(), true);
+			return hold(request.key(), request.name(), request.waitTime().toNanos(), request.leaseTime(),
+					request.ownedByThread(), true);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -304,7 +305,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	 * Take one hold of a key for the current thread.
 	 * @return the hold, or {@code null} if the key stayed taken for the whole wait
 	 */
-	private HeldLease hold(String key, String name, long waitNanos, Duration fixedLease, boolean interruptible)
+	private HeldLease hold(String key, String name, long waitNanos, Duration fixedLease, boolean ownedByThread,
+			boolean interruptible)
 			throws InterruptedException {
 		if (this.closed) {
 			throw new IllegalStateException("Lock registry is closed");
@@ -338,7 +340,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 			}
 			lease = new HeldLease(this, grant);
 			grant.primaryLease(lease);
-			gate.occupy(current, grant);
+			// A detached hold has no owner thread: nobody re-enters it, anyone may release it.
+			gate.occupy(ownedByThread ? current : null, grant);
 			this.watchdog.watch(grant);
 			if (logger.isDebugEnabled()) {
 				logger.debug("Acquired lock for key '" + key + "' with fencing token " + grant.fencingToken());

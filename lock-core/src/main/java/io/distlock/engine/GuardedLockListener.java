@@ -83,6 +83,16 @@ final class GuardedLockListener implements LockListener {
 		}
 	}
 
+	@Override
+	public void onFallback(String name, String action) {
+		try {
+			this.delegate.onFallback(name, action);
+		}
+		catch (RuntimeException ex) {
+			failed("onFallback", ex);
+		}
+	}
+
 	// The listener guard: a failing listener is logged and the lock carries on.
 	private void failed(String callback, RuntimeException ex) {
 		logger.warn("LockListener " + this.delegate.getClass().getName() + "." + callback + " failed; ignored", ex);

@@ -1,0 +1,73 @@
+package io.distlock.interceptor;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.expression.Expression;
+
+import io.distlock.annotation.OnFailure;
+
+/**
+ * One checked {@code @DistributedLock} method: everything the annotation says, parsed once at
+ * startup.
+ *
+ * @param name the logical name (metrics, endpoint)
+ * @param method the annotated method
+ * @param targetClass the class the method is called on
+ * @param keySources the key expressions as written; empty when the name is the key
+ * @param keyExpressions the parsed key expressions
+ * @param waitTime the wait time, or {@code null} for the configured default
+ * @param leaseTime the fixed lease, or {@code null} for the watchdog
+ * @param onFailure what to do when the lock is not acquired
+ * @param fallback the fallback method, or {@code null}
+ * @param holdAtLeast the minimum hold time, {@link Duration#ZERO} for none
+ * @param resultKind how the method returns its result
+ */
+public record LockDefinition(String name, Method method, Class<?> targetClass, List<String> keySources,
+		List<Expression> keyExpressions, Duration waitTime, Duration leaseTime, OnFailure onFailure,
+		FallbackMethod fallback, Duration holdAtLeast, ResultKind resultKind) {
+
+	/**
+	 * Return the method as {@code SimpleClassName.method(ParameterType, ...)}, for messages.
+	 * @return the method's description
+	 */
+	public String describeMethod() {
+		return describe(this.targetClass, this.method);
+	}
+
+	static String describe(Class<?> targetClass, Method method) {
+		StringBuilder description = new StringBuilder(targetClass.getSimpleName()).append('.')
+			.append(method.getName())
+			.append('(');
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			description.append((i > 0) ? ", " : "").append(types[i].getSimpleName());
+		}
+		return description.append(')').toString();
+	}
+
+	/**
+	 * How an annotated method hands back its result, which decides how long the lock is held
+	 * and what a skipped call returns.
+	 */
+	public enum ResultKind {
+
+		/** {@code void}: a skipped call returns nothing. */
+		VOID,
+
+		/** A plain value, held until the method returns; a skipped call returns {@code null}. */
+		VALUE,
+
+		/** {@code Optional}: a skipped call returns {@code Optional.empty()}. */
+		OPTIONAL,
+
+		/**
+		 * {@code CompletionStage} or {@code CompletableFuture}: held until the stage completes; a
+		 * skipped call returns a stage completed with {@code null}.
+		 */
+		COMPLETION_STAGE
+
+	}
+
+}

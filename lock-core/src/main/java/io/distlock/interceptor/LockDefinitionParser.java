@@ -1,0 +1,267 @@
+package io.distlock.interceptor;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringValueResolver;
+
+import io.distlock.annotation.DistributedLock;
+import io.distlock.annotation.OnFailure;
+import io.distlock.core.LockConfigurationException;
+import io.distlock.interceptor.LockDefinition.ResultKind;
+
+/**
+ * Turns a {@code @DistributedLock} annotation into a {@link LockDefinition}, refusing at
+ * startup everything that cannot work, with a message that names the method and attribute.
+ */
+final class LockDefinitionParser {
+
+	private static final Set<String> ROOT_VARIABLES = Set.of("root", "this");
+
+	private final SpelExpressionParser expressionParser = new SpelExpressionParser();
+
+	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+	private final StringValueResolver placeholders;
+
+	/**
+	 * Create a parser.
+	 * @param placeholders resolves {@code ${...}} in duration attributes; {@code null} leaves
+	 * them unresolved (and refused)
+	 */
+	LockDefinitionParser(StringValueResolver placeholders) {
+		this.placeholders = placeholders;
+	}
+
+	LockDefinition parse(Method method, Class<?> targetClass, DistributedLock annotation) {
+		String where = "@DistributedLock on " + LockDefinition.describe(targetClass, method);
+		checkProxyable(where, method, targetClass);
+		List<String> keySources = keySources(where, annotation);
+		List<Expression> expressions = new ArrayList<>();
+		for (String source : keySources) {
+			expressions.add(parseKey(where, method, source, annotation.keys().length > 0 ? "keys" : "key"));
+		}
+		String name = annotation.name().isBlank() ? targetClass.getSimpleName() + "." + method.getName()
+				: annotation.name();
+		Duration waitTime = duration(where, "waitTime", annotation.waitTime());
+		if (waitTime != null && waitTime.isNegative()) {
+			throw invalid(where, "waitTime", annotation.waitTime(), "must not be negative");
+		}
+		Duration leaseTime = duration(where, "leaseTime", annotation.leaseTime());
+		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
+			throw invalid(where, "leaseTime", annotation.leaseTime(), "must be positive");
+		}
+		Duration holdAtLeast = duration(where, "holdAtLeast", annotation.holdAtLeast());
+		if (holdAtLeast == null) {
+			holdAtLeast = Duration.ZERO;
+		}
+		if (holdAtLeast.isNegative()) {
+			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(), "must not be negative");
+		}
+		if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
+			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(),
+					"is longer than leaseTime '" + annotation.leaseTime() + "', so the lock would expire first");
+		}
+		if (annotation.fair()) {
+			throw new LockConfigurationException(where + ": attribute 'fair' is not supported yet; remove it "
+					+ "(waiters in one process are already served in arrival order)");
+		}
+		ResultKind resultKind = resultKind(where, method);
+		FallbackMethod fallback = fallback(where, method, targetClass, annotation);
+		if (annotation.onFailure() == OnFailure.SKIP && method.getReturnType().isPrimitive()
+				&& method.getReturnType() != void.class) {
+			throw new LockConfigurationException(where + ": onFailure SKIP cannot return a value of primitive type '"
+					+ method.getReturnType() + "'; return a wrapper type or void, or use THROW or FALLBACK");
+		}
+		return new LockDefinition(name, method, targetClass, List.copyOf(keySources), List.copyOf(expressions),
+				waitTime, leaseTime, annotation.onFailure(), fallback, holdAtLeast, resultKind);
+	}
+
+	private static void checkProxyable(String where, Method method, Class<?> targetClass) {
+		int modifiers = method.getModifiers();
+		String problem = Modifier.isPrivate(modifiers) ? "private" : Modifier.isStatic(modifiers) ? "static"
+				: Modifier.isFinal(modifiers) ? "final" : null;
+		if (problem != null) {
+			throw new LockConfigurationException(where + ": the method is " + problem
+					+ ", so a proxy cannot intercept it and it would run without the lock; make it public and "
+					+ "not static or final");
+		}
+		if (Modifier.isFinal(targetClass.getModifiers())) {
+			throw new LockConfigurationException(where + ": class " + targetClass.getName()
+					+ " is final, so a proxy cannot intercept the method and it would run without the lock");
+		}
+	}
+
+	private static List<String> keySources(String where, DistributedLock annotation) {
+		if (!annotation.key().isBlank() && annotation.keys().length > 0) {
+			throw new LockConfigurationException(
+					where + ": attributes 'key' and 'keys' are exclusive; use 'keys' for several keys");
+		}
+		if (!annotation.key().isBlank()) {
+			return List.of(annotation.key());
+		}
+		for (String key : annotation.keys()) {
+			if (key.isBlank()) {
+				throw new LockConfigurationException(where + ": attribute 'keys' contains a blank expression");
+			}
+		}
+		return Arrays.asList(annotation.keys());
+	}
+
+	private Expression parseKey(String where, Method method, String source, String attribute) {
+		Expression expression;
+		try {
+			expression = this.expressionParser.parseExpression(source);
+		}
+		catch (ParseException ex) {
+			throw new LockConfigurationException(where + ": attribute '" + attribute + "' value '" + source
+					+ "' is not a valid SpEL expression: " + ex.getSimpleMessage()
+					+ " (a constant key is quoted: \"'report'\")", ex);
+		}
+		checkVariables(where, method, source, attribute, ((SpelExpression) expression).getAST());
+		return expression;
+	}
+
+	private void checkVariables(String where, Method method, String source, String attribute, SpelNode node) {
+		if (node instanceof VariableReference) {
+			String variable = node.toStringAST().substring(1);
+			Set<String> known = knownVariables(method);
+			if (!known.contains(variable) && !ROOT_VARIABLES.contains(variable)) {
+				String[] names = this.parameterNames.getParameterNames(method);
+				String hint = (names != null) ? "parameters: " + String.join(", ", names)
+						: "parameter names are not available: compile with -parameters or use #p0";
+				throw new LockConfigurationException(where + ": attribute '" + attribute + "' value '" + source
+						+ "' refers to '#" + variable + "', which is not a parameter of the method (" + hint + ")");
+			}
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			checkVariables(where, method, source, attribute, node.getChild(i));
+		}
+	}
+
+	private Set<String> knownVariables(Method method) {
+		Set<String> known = new HashSet<>();
+		String[] names = this.parameterNames.getParameterNames(method);
+		if (names != null) {
+			known.addAll(Arrays.asList(names));
+		}
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			known.add("p" + i);
+			known.add("a" + i);
+		}
+		return known;
+	}
+
+	private Duration duration(String where, String attribute, String value) {
+		if (value.isBlank()) {
+			return null;
+		}
+		String resolved = value;
+		if (value.contains("${")) {
+			if (this.placeholders == null) {
+				throw invalid(where, attribute, value, "uses a placeholder but no environment is available");
+			}
+			try {
+				resolved = this.placeholders.resolveStringValue(value);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new LockConfigurationException(
+						where + ": attribute '" + attribute + "' value '" + value + "' cannot be resolved: " + ex.getMessage(),
+						ex);
+			}
+			if (resolved == null || resolved.isBlank()) {
+				throw invalid(where, attribute, value, "resolves to nothing");
+			}
+		}
+		try {
+			return LockDurationParser.parse(resolved);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(where, attribute, value, ex.getMessage());
+		}
+	}
+
+	private static ResultKind resultKind(String where, Method method) {
+		Class<?> type = method.getReturnType();
+		if (type == void.class) {
+			return ResultKind.VOID;
+		}
+		if (type == Optional.class) {
+			return ResultKind.OPTIONAL;
+		}
+		if (type == CompletionStage.class || type == CompletableFuture.class) {
+			return ResultKind.COMPLETION_STAGE;
+		}
+		if (CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)
+				|| isReactive(type)) {
+			throw new LockConfigurationException(where + ": return type '" + type.getName()
+					+ "' is not supported: the lock could not be held until it completes, and releasing it when the "
+					+ "method returns would be too early; return CompletableFuture or CompletionStage, or a value");
+		}
+		return ResultKind.VALUE;
+	}
+
+	private static boolean isReactive(Class<?> type) {
+		for (String reactive : new String[] { "org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow" }) {
+			if (ClassUtils.isPresent(reactive, type.getClassLoader())
+					&& ClassUtils.resolveClassName(reactive, type.getClassLoader()).isAssignableFrom(type)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static FallbackMethod fallback(String where, Method method, Class<?> targetClass,
+			DistributedLock annotation) {
+		String name = annotation.fallbackMethod();
+		if (annotation.onFailure() != OnFailure.FALLBACK) {
+			if (!name.isBlank()) {
+				throw new LockConfigurationException(where + ": attribute 'fallbackMethod' is set but onFailure is "
+						+ annotation.onFailure() + "; set onFailure = OnFailure.FALLBACK or remove it");
+			}
+			return null;
+		}
+		if (name.isBlank()) {
+			throw new LockConfigurationException(
+					where + ": onFailure FALLBACK needs attribute 'fallbackMethod' naming a method of the same class");
+		}
+		FallbackMethod fallback = FallbackMethod.find(targetClass, method, name);
+		if (fallback == null) {
+			String parameters = Arrays.stream(method.getParameterTypes())
+				.map(Class::getSimpleName)
+				.reduce((a, b) -> a + ", " + b)
+				.orElse("");
+			String separator = parameters.isEmpty() ? "" : ", ";
+			throw new LockConfigurationException(where + ": attribute 'fallbackMethod' names '" + name
+					+ "', but " + targetClass.getSimpleName() + " has no method " + name + "(" + parameters + ") or "
+					+ name + "(" + parameters + separator + "LockAcquisitionException) returning "
+					+ method.getReturnType().getSimpleName());
+		}
+		return fallback;
+	}
+
+	private static LockConfigurationException invalid(String where, String attribute, String value, String problem) {
+		return new LockConfigurationException(
+				where + ": attribute '" + attribute + "' value '" + value + "' " + problem);
+	}
+
+}

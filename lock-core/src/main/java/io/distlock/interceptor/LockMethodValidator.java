@@ -1,0 +1,95 @@
+package io.distlock.interceptor;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.transaction.interceptor.TransactionInterceptor;
+
+import io.distlock.annotation.DistributedLock;
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockRegistry;
+
+/**
+ * Checks every {@code @DistributedLock} method of every bean at startup, so that a mistake in
+ * an annotation stops the application instead of the first call; then checks that a
+ * {@link LockRegistry} exists and that the lock advice runs outside transactions.
+ */
+public class LockMethodValidator implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
+
+	private final LockDefinitions definitions;
+
+	private final int lockOrder;
+
+	private final Set<String> annotatedBeans = ConcurrentHashMap.newKeySet();
+
+	private ListableBeanFactory beanFactory;
+
+	/**
+	 * Create a validator.
+	 * @param definitions where checked definitions are kept
+	 * @param lockOrder the order of the lock advisor
+	 */
+	public LockMethodValidator(LockDefinitions definitions, int lockOrder) {
+		this.definitions = definitions;
+		this.lockOrder = lockOrder;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = (beanFactory instanceof ListableBeanFactory listable) ? listable : null;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+		Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<DistributedLock>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, DistributedLock.class));
+		for (Method method : annotated.keySet()) {
+			try {
+				this.definitions.find(method, targetClass);
+			}
+			catch (LockConfigurationException ex) {
+				throw new LockConfigurationException("Invalid lock on bean '" + beanName + "': " + ex.getMessage(), ex);
+			}
+		}
+		if (!annotated.isEmpty()) {
+			this.annotatedBeans.add(beanName);
+		}
+		return bean;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		if (this.annotatedBeans.isEmpty() || this.beanFactory == null) {
+			return;
+		}
+		if (this.beanFactory.getBeanNamesForType(LockRegistry.class).length == 0) {
+			throw new LockConfigurationException("Beans " + this.annotatedBeans + " have @DistributedLock methods "
+					+ "but there is no LockRegistry bean: configure Redis (spring.data.redis.*) so that a "
+					+ "RedisConnectionFactory exists, or define a LockRegistry bean");
+		}
+		for (Advisor advisor : this.beanFactory.getBeansOfType(Advisor.class, false, false).values()) {
+			if (advisor.getAdvice() instanceof TransactionInterceptor && advisor instanceof Ordered ordered
+					&& ordered.getOrder() <= this.lockOrder) {
+				throw new LockConfigurationException("distlock.aspect-order '" + this.lockOrder
+						+ "' must be lower than the transaction advisor's order '" + ordered.getOrder()
+						+ "': the lock must be taken before a transaction begins and released after it ends, "
+						+ "or a second holder can read data the first has not committed yet");
+			}
+		}
+	}
+
+}

@@ -1,0 +1,139 @@
+package io.distlock.interceptor;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+import org.aopalliance.intercept.MethodInvocation;
+
+import io.distlock.core.LockContext;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
+import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRequest;
+import io.distlock.interceptor.LockDefinition.ResultKind;
+
+/**
+ * The leases of one call of an annotated method: all of its keys, taken in their global order
+ * within one wait time, or none; held while the method runs (or until its stage completes) and
+ * released in reverse order.
+ */
+final class LockSet {
+
+	private final List<LockLease> leases;
+
+	private LockSet(List<LockLease> leases) {
+		this.leases = leases;
+	}
+
+	/**
+	 * Take every key or none.
+	 * @throws io.distlock.core.LockAcquisitionException if one key is not acquired in time; the
+	 * keys taken before it are released
+	 */
+	static LockSet acquire(LockRegistry registry, LockDefinition definition, List<String> sortedKeys,
+			Duration waitTime) {
+		long deadline = System.nanoTime() + waitTime.toNanos();
+		boolean async = definition.resultKind() == ResultKind.COMPLETION_STAGE;
+		List<LockLease> acquired = new ArrayList<>(sortedKeys.size());
+		try {
+			for (String key : sortedKeys) {
+				Duration remaining = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+				// An asynchronous method's lock outlives the call: the calling thread must not
+				// re-enter it while the stage runs, and the completing thread releases it.
+				acquired.add(registry.acquire(LockRequest.of(key)
+					.name(definition.name())
+					.waitTime(remaining)
+					.leaseTime(definition.leaseTime())
+					.ownedByThread(!async)));
+			}
+		}
+		catch (RuntimeException ex) {
+			new LockSet(acquired).release(Duration.ZERO, ex);
+			throw ex;
+		}
+		return new LockSet(acquired);
+	}
+
+	/**
+	 * Run the call under the leases and release them when it is done.
+	 */
+	Object invoke(MethodInvocation invocation, LockDefinition definition) throws Throwable {
+		this.leases.forEach(LockContext::bind);
+		Object result;
+		try {
+			result = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			unbind();
+			release(definition.holdAtLeast(), ex);
+			throw ex;
+		}
+		unbind();
+		if (definition.resultKind() == ResultKind.COMPLETION_STAGE && result != null) {
+			return releaseOnCompletion((CompletionStage<?>) result, definition.holdAtLeast());
+		}
+		release(definition.holdAtLeast(), null);
+		return result;
+	}
+
+	private CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> stage, Duration holdAtLeast) {
+		CompletableFuture<Object> released = new CompletableFuture<>();
+		stage.whenComplete((value, failure) -> {
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			try {
+				release(holdAtLeast, cause);
+			}
+			catch (LockLostException lost) {
+				// The stage's own result cannot be trusted: the lock was lost while it ran.
+				released.completeExceptionally(lost);
+				return;
+			}
+			if (cause != null) {
+				released.completeExceptionally(cause);
+			}
+			else {
+				released.complete(value);
+			}
+		});
+		return released;
+	}
+
+	/**
+	 * Release every lease in reverse order. A loss is thrown after all are released, or added
+	 * to the call's own failure.
+	 */
+	private void release(Duration holdAtLeast, Throwable failure) {
+		LockLostException lost = null;
+		for (int i = this.leases.size() - 1; i >= 0; i--) {
+			try {
+				this.leases.get(i).release(holdAtLeast);
+			}
+			catch (LockLostException ex) {
+				if (lost == null) {
+					lost = ex;
+				}
+				else {
+					lost.addSuppressed(ex);
+				}
+			}
+		}
+		if (lost == null) {
+			return;
+		}
+		if (failure != null) {
+			failure.addSuppressed(lost);
+			return;
+		}
+		throw lost;
+	}
+
+	private void unbind() {
+		this.leases.forEach(LockContext::unbind);
+	}
+
+}
