@@ -32,7 +32,7 @@ public class LockInterceptor implements MethodInterceptor {
 
 	private final Supplier<Duration> defaultWaitTime;
 
-	private final LockListener listener;
+	private final Supplier<LockListener> listener;
 
 	private final LockKeyEvaluator keys;
 
@@ -41,11 +41,11 @@ public class LockInterceptor implements MethodInterceptor {
 	 * @param definitions the checked definitions
 	 * @param registry supplies the registry at the first call
 	 * @param defaultWaitTime the wait time of a definition without one
-	 * @param listener told when a call is skipped or falls back
+	 * @param listener supplies the listener told when a call is skipped or falls back
 	 * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
 	 */
 	public LockInterceptor(LockDefinitions definitions, Supplier<LockRegistry> registry,
-			Supplier<Duration> defaultWaitTime, LockListener listener, BeanFactory beanFactory) {
+			Supplier<Duration> defaultWaitTime, Supplier<LockListener> listener, BeanFactory beanFactory) {
 		this.definitions = definitions;
 		this.registry = registry;
 		this.defaultWaitTime = defaultWaitTime;
@@ -79,12 +79,12 @@ public class LockInterceptor implements MethodInterceptor {
 		switch (definition.onFailure()) {
 			case SKIP -> {
 				log(definition, ex, "skipped");
-				this.listener.onFallback(definition.name(), "skip");
+				this.listener.get().onFallback(definition.name(), "skip");
 				return skippedResult(definition);
 			}
 			case FALLBACK -> {
 				log(definition, ex, "falls back to " + definition.fallback().method().getName());
-				this.listener.onFallback(definition.name(), "fallback");
+				this.listener.get().onFallback(definition.name(), "fallback");
 				return definition.fallback().invoke(invocation.getThis(), invocation.getArguments(), ex);
 			}
 			default -> throw ex;

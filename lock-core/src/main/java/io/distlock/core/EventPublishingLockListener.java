@@ -1,0 +1,25 @@
+package io.distlock.core;
+
+import org.springframework.context.ApplicationEventPublisher;
+
+/**
+ * Publishes a {@link LockLostEvent} when a lock is lost while held.
+ */
+public class EventPublishingLockListener implements LockListener {
+
+	private final ApplicationEventPublisher publisher;
+
+	/**
+	 * Create a listener that publishes through the given publisher.
+	 * @param publisher the application's event publisher
+	 */
+	public EventPublishingLockListener(ApplicationEventPublisher publisher) {
+		this.publisher = publisher;
+	}
+
+	@Override
+	public void onLost(LockLease lease, LockLostException reason) {
+		this.publisher.publishEvent(new LockLostEvent(lease, reason));
+	}
+
+}
