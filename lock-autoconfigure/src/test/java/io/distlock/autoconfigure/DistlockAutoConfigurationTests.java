@@ -1,0 +1,182 @@
+package io.distlock.autoconfigure;
+
+import java.time.Duration;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.distlock.annotation.DistributedLock;
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockRegistry;
+import io.distlock.core.WaitStrategy;
+import io.distlock.interceptor.LockAdvisor;
+import io.distlock.interceptor.LockedTransactionGuard;
+import io.distlock.metrics.MicrometerLockListener;
+import io.distlock.redis.RedisLockRegistry;
+import io.distlock.test.memory.InMemoryLockRegistry;
+import io.distlock.test.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DistlockAutoConfigurationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private ApplicationContextRunner runner() {
+		return DistlockRunners.withRedis(redis.server());
+	}
+
+	@Test
+	void registersARedisLockRegistryConfiguredByTheProperties() {
+		runner().withPropertyValues("distlock.key-prefix=app:locks:", "distlock.lease-time=12s",
+				"distlock.wait-strategy=polling", "distlock.retry-interval=50ms")
+			.run((context) -> {
+				RedisLockRegistry registry = context.getBean(RedisLockRegistry.class);
+				assertThat(registry.getKeyPrefix()).isEqualTo("app:locks:");
+				assertThat(registry.getSettings().leaseTime()).isEqualTo(Duration.ofSeconds(12));
+				assertThat(registry.getSettings().renewalInterval()).isEqualTo(Duration.ofSeconds(4));
+				assertThat(registry.getSettings().waitStrategy()).isEqualTo(WaitStrategy.POLLING);
+				assertThat(registry.getSettings().retryInterval()).isEqualTo(Duration.ofMillis(50));
+				assertThat(context).hasSingleBean(LockAdvisor.class).hasSingleBean(LockedTransactionGuard.class);
+				registry.acquire("auto", Duration.ZERO).release();
+			});
+	}
+
+	@Test
+	void customizersSeeTheBuilderAfterTheProperties() {
+		runner().withBean(RedisLockRegistryBuilderCustomizer.class, () -> (builder) -> builder.instanceId("node-7"))
+			.run((context) -> assertThat(context.getBean(RedisLockRegistry.class).getSettings().instanceId())
+				.isEqualTo("node-7"));
+	}
+
+	@Test
+	void backsOffForTheApplicationsOwnRegistry() {
+		runner().withBean(LockRegistry.class, InMemoryLockRegistry::new)
+			.run((context) -> assertThat(context).hasSingleBean(LockRegistry.class)
+				.doesNotHaveBean(RedisLockRegistry.class)
+				.hasSingleBean(LockAdvisor.class));
+	}
+
+	@Test
+	void disabledSwitchesEverythingOff() {
+		runner().withPropertyValues("distlock.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(LockRegistry.class)
+				.doesNotHaveBean(LockAdvisor.class)
+				.doesNotHaveBean(LockedTransactionGuard.class));
+	}
+
+	@Test
+	void withoutRedisThereIsNoRegistry() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DistlockAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockRegistry.class));
+	}
+
+	@Test
+	void annotatedMethodsWithoutARegistryFailAtStartup() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DistlockAutoConfiguration.class))
+			.withBean(Job.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(deepest(context.getStartupFailure())).isInstanceOf(LockConfigurationException.class)
+					.hasMessageContaining("have @DistributedLock methods but there is no LockRegistry bean");
+			});
+	}
+
+	@Test
+	void withoutMicrometerTheRegistryWorksWithoutMeters() {
+		runner().withClassLoader(new FilteredClassLoader("io.micrometer"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisLockRegistry.class);
+				assertThat(context).doesNotHaveBean(MicrometerLockListener.class);
+			});
+	}
+
+	@Test
+	void withMicrometerTheRegistryRecordsMeters() {
+		DistlockRunners.withRedisAndMetrics(redis.server()).run((context) -> {
+			assertThat(context).hasSingleBean(MicrometerLockListener.class);
+			context.getBean(LockRegistry.class).acquire("metered", Duration.ZERO).release();
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("distlock.acquire").tag("outcome", "acquired").timer().count()).isEqualTo(1);
+			assertThat(meters.get("distlock.release").tag("outcome", "released").counter().count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void metricsCanBeSwitchedOff() {
+		DistlockRunners.withRedisAndMetrics(redis.server())
+			.withPropertyValues("distlock.metrics.enabled=false")
+			.run((context) -> assertThat(context).hasSingleBean(RedisLockRegistry.class)
+				.doesNotHaveBean(MicrometerLockListener.class));
+	}
+
+	@Test
+	void unknownPropertiesAreRejected() {
+		runner().withPropertyValues("distlock.lease-tme=10s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("distlock.lease-tme"));
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			distlock.key-prefix=a{b          | Property 'distlock.key-prefix' with value 'a{b' must not contain '{' or '}'
+			distlock.lease-time=0s           | Property 'distlock.lease-time' with value 'PT0S' must be positive
+			distlock.wait-time=-1s           | Property 'distlock.wait-time' with value 'PT-1S' must not be negative
+			distlock.renewal-interval=20s    | Property 'distlock.renewal-interval' with value 'PT20S' must be at most half of distlock.lease-time 'PT30S'
+			distlock.renewal-interval=5ms    | Property 'distlock.renewal-interval' with value 'PT0.005S' must be at least 10ms
+			distlock.retry-interval=0s       | Property 'distlock.retry-interval' with value 'PT0S' must be positive
+			distlock.fence-retention-time=0s | Property 'distlock.fence-retention-time' with value 'PT0S' must be positive
+			""")
+	void invalidPropertiesFailAtStartupNamingTheProperty(String property, String message) {
+		runner().withPropertyValues(property).run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			InvalidLockPropertyException cause = findCause(failure);
+			assertThat(cause.getMessage()).startsWith(message);
+			FailureAnalysis analysis = new LockConfigurationFailureAnalyzer().analyze(failure);
+			assertThat(analysis.getAction())
+				.isEqualTo("Update '" + cause.getProperty() + "' in your application configuration.");
+			assertThat(property).startsWith(cause.getProperty());
+		});
+	}
+
+	private static Throwable deepest(Throwable failure) {
+		Throwable deepest = failure;
+		while (deepest.getCause() != null && deepest.getCause() != deepest) {
+			deepest = deepest.getCause();
+		}
+		return deepest;
+	}
+
+	private static InvalidLockPropertyException findCause(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InvalidLockPropertyException invalid) {
+				return invalid;
+			}
+		}
+		throw new AssertionError("No InvalidLockPropertyException in", failure);
+	}
+
+	static class Job {
+
+		@DistributedLock
+		public void run() {
+		}
+
+	}
+
+}

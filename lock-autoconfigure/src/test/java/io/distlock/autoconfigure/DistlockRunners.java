@@ -1,0 +1,40 @@
+package io.distlock.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.distlock.test.redis.RedisServer;
+
+/**
+ * Context runners on a real Redis, shared by the auto-configuration tests.
+ */
+final class DistlockRunners {
+
+	private DistlockRunners() {
+	}
+
+	/**
+	 * The distlock auto-configurations with Redis and AOP, without metrics.
+	 */
+	static ApplicationContextRunner withRedis(RedisServer redis) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+					DistlockAutoConfiguration.class, DistlockMetricsAutoConfiguration.class,
+					DistlockActuatorAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
+	}
+
+	/**
+	 * As {@link #withRedis}, plus Micrometer with a simple meter registry.
+	 */
+	static ApplicationContextRunner withRedisAndMetrics(RedisServer redis) {
+		return withRedis(redis).withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+				CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class));
+	}
+
+}
