@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 
 import org.aopalliance.intercept.MethodInvocation;
 
+import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
@@ -50,6 +51,15 @@ final class LockSet {
 					.leaseTime(definition.leaseTime())
 					.ownedByThread(!async)));
 			}
+		}
+		catch (LockAcquisitionException ex) {
+			new LockSet(acquired).release(Duration.ZERO, ex);
+			if (ex.getCause() != null) {
+				throw ex;
+			}
+			// Say what the annotation asked for: the whole wait, not what was left for this key.
+			throw new LockAcquisitionException(ex.getKey(), "Could not acquire lock '" + definition.name()
+					+ "' for key '" + ex.getKey() + "' within " + waitTime.toMillis() + "ms", null);
 		}
 		catch (RuntimeException ex) {
 			new LockSet(acquired).release(Duration.ZERO, ex);
