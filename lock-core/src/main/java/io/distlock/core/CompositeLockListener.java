@@ -34,6 +34,11 @@ public final class CompositeLockListener implements LockListener {
 	}
 
 	@Override
+	public void onAcquiring(String name, String key) {
+		this.listeners.forEach((listener) -> listener.onAcquiring(name, key));
+	}
+
+	@Override
 	public void onAcquired(LockLease lease, Duration waited) {
 		this.listeners.forEach((listener) -> listener.onAcquired(lease, waited));
 	}

@@ -17,6 +17,15 @@ public interface LockListener {
 	};
 
 	/**
+	 * A thread starts to acquire a lock it does not hold yet. Followed, on the same thread, by
+	 * exactly one {@link #onAcquired} or {@link #onNotAcquired}.
+	 * @param name the logical name the lock is requested under
+	 * @param key the key
+	 */
+	default void onAcquiring(String name, String key) {
+	}
+
+	/**
 	 * The store granted the lock.
 	 * @param lease the new lease
 	 * @param waited how long the acquisition took, waiting included

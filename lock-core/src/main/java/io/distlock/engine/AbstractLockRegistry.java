@@ -320,7 +320,16 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 				lease = reenter(gate);
 				return lease;
 			}
-			if (!enterGate(gate, startNanos, waitNanos, interruptible)) {
+			this.listener.onAcquiring(name, key);
+			boolean entered;
+			try {
+				entered = enterGate(gate, startNanos, waitNanos, interruptible);
+			}
+			catch (InterruptedException ex) {
+				this.listener.onNotAcquired(name, key, elapsed(startNanos), ex);
+				throw ex;
+			}
+			if (!entered) {
 				this.listener.onNotAcquired(name, key, elapsed(startNanos), null);
 				return null;
 			}

@@ -24,6 +24,16 @@ final class GuardedLockListener implements LockListener {
 	}
 
 	@Override
+	public void onAcquiring(String name, String key) {
+		try {
+			this.delegate.onAcquiring(name, key);
+		}
+		catch (RuntimeException ex) {
+			failed("onAcquiring", ex);
+		}
+	}
+
+	@Override
 	public void onAcquired(LockLease lease, Duration waited) {
 		try {
 			this.delegate.onAcquired(lease, waited);

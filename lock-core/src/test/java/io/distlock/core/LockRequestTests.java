@@ -16,7 +16,7 @@ class LockRequestTests {
 		assertThat(request.key()).isEqualTo("stock:42");
 		assertThat(request.waitTime()).isZero();
 		assertThat(request.leaseTime()).isNull();
-		assertThat(request).hasToString("LockRequest[key='stock:42', waitTime=PT0S, leaseTime=watchdog]");
+		assertThat(request).hasToString("LockRequest[name='unnamed', key='stock:42', waitTime=PT0S, leaseTime=watchdog]");
 	}
 
 	@Test
