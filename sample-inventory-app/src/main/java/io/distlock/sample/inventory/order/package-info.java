@@ -1,0 +1,4 @@
+/**
+ * Purchase orders.
+ */
+package io.distlock.sample.inventory.order;

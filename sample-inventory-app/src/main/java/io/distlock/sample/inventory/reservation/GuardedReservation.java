@@ -1,0 +1,42 @@
+package io.distlock.sample.inventory.reservation;
+
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
+
+import io.distlock.sample.inventory.order.OrderRepository;
+import io.distlock.sample.inventory.product.ProductRepository;
+
+/**
+ * The database guard alone: one conditional update decides, atomically, whether stock is left.
+ */
+@Component
+public class GuardedReservation implements ReservationStrategy {
+
+	private final ProductRepository products;
+
+	private final OrderRepository orders;
+
+	private final ThinkTime thinkTime;
+
+	public GuardedReservation(ProductRepository products, OrderRepository orders, ThinkTime thinkTime) {
+		this.products = products;
+		this.orders = orders;
+		this.thinkTime = thinkTime;
+	}
+
+	@Override
+	public Strategy strategy() {
+		return Strategy.GUARD;
+	}
+
+	@Override
+	@Transactional
+	public Reservation reserve(long productId, int quantity) {
+		this.thinkTime.pause();
+		if (this.products.decrementGuarded(productId, quantity) == 0) {
+			return Reservation.rejected("out of stock");
+		}
+		return Reservation.accepted(this.orders.insert(productId, quantity, strategy().name()));
+	}
+
+}

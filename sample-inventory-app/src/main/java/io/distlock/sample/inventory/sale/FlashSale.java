@@ -1,0 +1,145 @@
+package io.distlock.sample.inventory.sale;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.stereotype.Service;
+
+import io.distlock.sample.inventory.order.OrderRepository;
+import io.distlock.sample.inventory.product.ProductRepository;
+import io.distlock.sample.inventory.reservation.Reservation;
+import io.distlock.sample.inventory.reservation.Reservations;
+import io.distlock.sample.inventory.reservation.Strategy;
+
+/**
+ * Runs a flash sale: a new product with little stock, many buyers released at once, each buying
+ * one unit with the chosen strategy; then reports what was sold, whether anything was oversold,
+ * and what it cost.
+ */
+@Service
+public class FlashSale {
+
+	private static final Log logger = LogFactory.getLog(FlashSale.class);
+
+	private final Reservations reservations;
+
+	private final ProductRepository products;
+
+	private final OrderRepository orders;
+
+	private final ObjectProvider<MeterRegistry> meters;
+
+	public FlashSale(Reservations reservations, ProductRepository products, OrderRepository orders,
+			ObjectProvider<MeterRegistry> meters) {
+		this.reservations = reservations;
+		this.products = products;
+		this.orders = orders;
+		this.meters = meters;
+	}
+
+	/**
+	 * Run one sale.
+	 * @param strategy how buyers reserve
+	 * @param buyers how many buyers
+	 * @param stock the units on sale
+	 * @return the report
+	 */
+	public FlashSaleReport run(Strategy strategy, int buyers, int stock) throws InterruptedException {
+		long productId = this.products.create("Flash sale " + strategy + " " + System.currentTimeMillis(), stock);
+		long grantsBefore = lockCount(strategy, "acquired");
+		long timeoutsBefore = lockCount(strategy, "timeout");
+		CountDownLatch start = new CountDownLatch(1);
+		ExecutorService executor = Buyers.executor(buyers);
+		List<Future<Purchase>> purchases = new ArrayList<>(buyers);
+		try {
+			for (int i = 0; i < buyers; i++) {
+				purchases.add(executor.submit(() -> {
+					start.await();
+					return buy(strategy, productId);
+				}));
+			}
+			long startNanos = System.nanoTime();
+			start.countDown();
+			long[] latencies = new long[buyers];
+			int rejected = 0;
+			int errors = 0;
+			for (int i = 0; i < buyers; i++) {
+				Purchase purchase = get(purchases.get(i));
+				latencies[i] = purchase.nanos();
+				if (purchase.failed()) {
+					errors++;
+				}
+				else if (!purchase.accepted()) {
+					rejected++;
+				}
+			}
+			long durationNanos = System.nanoTime() - startNanos;
+			int sold = this.orders.soldQuantity(productId);
+			int finalStock = this.products.stock(productId);
+			Arrays.sort(latencies);
+			FlashSaleReport report = new FlashSaleReport(strategy, productId, buyers, stock, sold, finalStock,
+					Math.max(0, sold - stock), finalStock + sold == stock, rejected, errors,
+					TimeUnit.NANOSECONDS.toMillis(durationNanos), buyers / (durationNanos / 1e9),
+					percentileMillis(latencies, 0.50), percentileMillis(latencies, 0.99),
+					lockCount(strategy, "acquired") - grantsBefore, lockCount(strategy, "timeout") - timeoutsBefore);
+			logger.info("Flash sale " + report.summary());
+			return report;
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private Purchase buy(Strategy strategy, long productId) {
+		long startNanos = System.nanoTime();
+		try {
+			Reservation reservation = this.reservations.reserve(strategy, productId, 1);
+			return new Purchase(reservation.accepted(), false, System.nanoTime() - startNanos);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A buyer's purchase failed: " + ex.getMessage());
+			return new Purchase(false, true, System.nanoTime() - startNanos);
+		}
+	}
+
+	private static Purchase get(Future<Purchase> purchase) throws InterruptedException {
+		try {
+			return purchase.get(2, TimeUnit.MINUTES);
+		}
+		catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+			return new Purchase(false, true, 0);
+		}
+	}
+
+	private long lockCount(Strategy strategy, String outcome) {
+		MeterRegistry registry = this.meters.getIfAvailable();
+		if (registry == null || strategy.lockName() == null) {
+			return 0;
+		}
+		Timer timer = registry.find("distlock.acquire").tag("lock.name", strategy.lockName()).tag("outcome", outcome).timer();
+		return (timer != null) ? timer.count() : 0;
+	}
+
+	private static double percentileMillis(long[] sortedNanos, double percentile) {
+		if (sortedNanos.length == 0) {
+			return 0;
+		}
+		int index = (int) Math.ceil(percentile * sortedNanos.length) - 1;
+		return sortedNanos[Math.max(0, index)] / 1e6;
+	}
+
+	private record Purchase(boolean accepted, boolean failed, long nanos) {
+	}
+
+}

@@ -1,0 +1,77 @@
+// The inventory page: polls products and lock metrics, and runs flash sales.
+'use strict';
+
+function cell(text, className) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (className) {
+    td.className = className;
+  }
+  return td;
+}
+
+async function getJson(url) {
+  const response = await fetch(url);
+  return response.ok ? response.json() : null;
+}
+
+async function metric(name, statistic) {
+  const body = await getJson('/actuator/metrics/' + name);
+  if (!body) {
+    return 0;
+  }
+  const measurement = body.measurements.find((m) => m.statistic === statistic);
+  return measurement ? measurement.value : 0;
+}
+
+async function refresh() {
+  const products = await getJson('/api/products');
+  const rows = document.querySelector('#products tbody');
+  rows.replaceChildren(...(products || []).map((p) => {
+    const tr = document.createElement('tr');
+    tr.append(cell(p.id), cell(p.name), cell(p.stock, p.stock < 0 ? 'bad' : null), cell(p.version), cell(p.lastFence));
+    return tr;
+  }));
+  document.getElementById('acquired').firstChild.textContent = Math.round(await metric('distlock.acquire', 'COUNT'));
+  document.getElementById('active').firstChild.textContent = Math.round(await metric('distlock.active', 'ACTIVE_TASKS'));
+  const orders = await getJson('/api/orders/count');
+  document.getElementById('orders').firstChild.textContent = orders ? orders.orders : 0;
+}
+
+async function startSale() {
+  const button = document.getElementById('start');
+  const status = document.getElementById('status');
+  button.disabled = true;
+  status.textContent = 'selling...';
+  try {
+    const response = await fetch('/api/flash-sales', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        strategy: document.getElementById('strategy').value,
+        buyers: Number(document.getElementById('buyers').value),
+        stock: Number(document.getElementById('stock').value),
+      }),
+    });
+    const reports = await response.json();
+    const rows = document.querySelector('#reports tbody');
+    for (const r of reports) {
+      const tr = document.createElement('tr');
+      tr.className = 'report';
+      tr.append(cell(r.strategy), cell(r.sold), cell(r.oversold, r.oversold > 0 ? 'bad' : 'ok'),
+        cell(r.finalStock), cell(r.rejected), cell(r.errors), cell(r.durationMillis + ' ms'),
+        cell(r.p50Millis.toFixed(1) + ' ms'), cell(r.p99Millis.toFixed(1) + ' ms'), cell(r.lockAcquisitions));
+      rows.prepend(tr);
+    }
+    status.textContent = 'done';
+  } catch (error) {
+    status.textContent = 'failed: ' + error;
+  } finally {
+    button.disabled = false;
+    refresh();
+  }
+}
+
+document.getElementById('start').addEventListener('click', startSale);
+refresh();
+setInterval(refresh, 500);
