@@ -3,7 +3,9 @@ package io.distlock.sample.inventory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -66,10 +68,20 @@ final class InventoryServers {
 				"inventory.instance=instance-" + UUID.randomUUID(), "inventory.reconcile.cron=-", "server.port=0",
 				"spring.main.banner-mode=off", "logging.level.io.distlock.sample=WARN"));
 		all.addAll(List.of(properties));
+		// Command-line arguments outrank application.yml (default properties would not); a later
+		// value of the same property replaces an earlier one.
+		Map<String, String> effective = new LinkedHashMap<>();
+		for (String property : all) {
+			int equals = property.indexOf('=');
+			effective.put(property.substring(0, equals), property.substring(equals + 1));
+		}
+		String[] arguments = effective.entrySet()
+			.stream()
+			.map((entry) -> "--" + entry.getKey() + "=" + entry.getValue())
+			.toArray(String[]::new);
 		return new SpringApplicationBuilder(InventoryApplication.class)
 			.web(web ? WebApplicationType.SERVLET : WebApplicationType.NONE)
-			.properties(all.toArray(String[]::new))
-			.run();
+			.run(arguments);
 	}
 
 }
