@@ -30,6 +30,35 @@ public interface LockRegistry {
 	DistLock obtain(String key);
 
 	/**
+	 * Return a fair lock for the given key: waiters from every process are served in arrival
+	 * order, through a queue in the store with a deadline per waiter, so that a dead waiter never
+	 * blocks the queue for long. Slower than {@link #obtain(String)}: use it when starvation
+	 * matters more than throughput.
+	 * @param key the key to lock
+	 * @return the fair lock for the key
+	 * @throws LockKeyException if the key is unusable
+	 */
+	DistLock obtainFair(String key);
+
+	/**
+	 * Return a read/write lock for the given key.
+	 * @param key the key to lock
+	 * @return the read/write lock
+	 * @throws LockKeyException if the key is unusable
+	 */
+	DistReadWriteLock obtainReadWrite(String key);
+
+	/**
+	 * Return one lock over several keys, taken all or none in a stable global (sorted) order, so
+	 * that two multi-locks over overlapping keys can never deadlock each other. Each key is its
+	 * own lock in the store, so in Redis Cluster the keys may live in different slots.
+	 * @param keys the keys to lock together, at least one
+	 * @return the multi-lock
+	 * @throws LockKeyException if a key is unusable
+	 */
+	DistLock obtainMulti(String... keys);
+
+	/**
 	 * Acquire the lock for the given request, waiting at most its wait time.
 	 * @param request what to lock and for how long to wait
 	 * @return the lease of the acquired lock; release it (or close it) when done

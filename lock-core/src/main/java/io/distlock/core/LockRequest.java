@@ -30,12 +30,16 @@ public final class LockRequest {
 
 	private final boolean ownedByThread;
 
-	private LockRequest(String key, String name, Duration waitTime, Duration leaseTime, boolean ownedByThread) {
+	private final boolean fair;
+
+	private LockRequest(String key, String name, Duration waitTime, Duration leaseTime, boolean ownedByThread,
+			boolean fair) {
 		this.key = key;
 		this.name = name;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.ownedByThread = ownedByThread;
+		this.fair = fair;
 	}
 
 	/**
@@ -45,7 +49,7 @@ public final class LockRequest {
 	 * @throws LockKeyException if the key is {@code null} or blank
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(LockKeys.requireUsable(key), DEFAULT_NAME, Duration.ZERO, null, true);
+		return new LockRequest(LockKeys.requireUsable(key), DEFAULT_NAME, Duration.ZERO, null, true, false);
 	}
 
 	/**
@@ -58,7 +62,7 @@ public final class LockRequest {
 		if (waitTime.isNegative()) {
 			throw new IllegalArgumentException("waitTime must not be negative but was '" + waitTime + "'");
 		}
-		return new LockRequest(this.key, this.name, waitTime, this.leaseTime, this.ownedByThread);
+		return new LockRequest(this.key, this.name, waitTime, this.leaseTime, this.ownedByThread, this.fair);
 	}
 
 	/**
@@ -71,7 +75,7 @@ public final class LockRequest {
 		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
 			throw new IllegalArgumentException("leaseTime must be positive but was '" + leaseTime + "'");
 		}
-		return new LockRequest(this.key, this.name, this.waitTime, leaseTime, this.ownedByThread);
+		return new LockRequest(this.key, this.name, this.waitTime, leaseTime, this.ownedByThread, this.fair);
 	}
 
 	/**
@@ -84,7 +88,7 @@ public final class LockRequest {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
 		}
-		return new LockRequest(this.key, name, this.waitTime, this.leaseTime, this.ownedByThread);
+		return new LockRequest(this.key, name, this.waitTime, this.leaseTime, this.ownedByThread, this.fair);
 	}
 
 	/**
@@ -103,7 +107,25 @@ public final class LockRequest {
 	 * @return a new request
 	 */
 	public LockRequest ownedByThread(boolean ownedByThread) {
-		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, ownedByThread);
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, ownedByThread, this.fair);
+	}
+
+	/**
+	 * Return a copy of this request for a fair lock: waiters are served in arrival order (see
+	 * {@link LockRegistry#obtainFair(String)}).
+	 * @param fair whether the lock is fair (default {@code false})
+	 * @return a new request
+	 */
+	public LockRequest fair(boolean fair) {
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.ownedByThread, fair);
+	}
+
+	/**
+	 * Return whether waiters are served in arrival order.
+	 * @return whether the lock is fair
+	 */
+	public boolean fair() {
+		return this.fair;
 	}
 
 	/**

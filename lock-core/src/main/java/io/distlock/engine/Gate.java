@@ -15,7 +15,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class Gate {
 
+	/** The local identity: a key and mode, or one reader's hold. */
+	private final String gateKey;
+
+	/** The key in the store, shared by every gate of the same user key. */
 	private final String key;
+
+	private final LockMode mode;
 
 	/** Guarded by the {@link KeyGates} map's bin lock. */
 	int references;
@@ -32,12 +38,22 @@ final class Gate {
 	/** Holds taken through {@code DistLock.lock()}, touched only by the owner thread. */
 	private final Deque<HeldLease> lockHolds = new ArrayDeque<>();
 
-	Gate(String key) {
+	Gate(String gateKey, String key, LockMode mode) {
+		this.gateKey = gateKey;
 		this.key = key;
+		this.mode = mode;
+	}
+
+	String gateKey() {
+		return this.gateKey;
 	}
 
 	String key() {
 		return this.key;
+	}
+
+	LockMode mode() {
+		return this.mode;
 	}
 
 	boolean tryEnter() {

@@ -37,6 +37,8 @@ final class Grant {
 
 	private final String key;
 
+	private final LockMode mode;
+
 	private final String name;
 
 	private final String owner;
@@ -72,9 +74,10 @@ final class Grant {
 	/** Guarded by itself; never held around I/O or while running a callback. */
 	private final List<Consumer<? super LockLostException>> lostCallbacks = new ArrayList<>(1);
 
-	Grant(String key, String name, String owner, long fencingToken, Duration leaseTime, boolean renewable, long acquiredNanos,
+	Grant(LockMode mode, String key, String name, String owner, long fencingToken, Duration leaseTime, boolean renewable, long acquiredNanos,
 			long validUntilNanos, long nextRenewalNanos, Gate gate) {
 		this.key = key;
+		this.mode = mode;
 		this.name = name;
 		this.owner = owner;
 		this.fencingToken = fencingToken;
@@ -92,6 +95,14 @@ final class Grant {
 
 	String name() {
 		return this.name;
+	}
+
+	LockMode mode() {
+		return this.mode;
+	}
+
+	LockStore.HeldKey heldKey() {
+		return new LockStore.HeldKey(this.mode, this.key, this.owner);
 	}
 
 	java.time.Instant acquiredAt() {

@@ -25,23 +25,26 @@ public interface LockStore extends AutoCloseable {
 	/**
 	 * Take the key for the owner if it is free, minting a fencing token larger than every
 	 * earlier token of the key. If the key is taken and {@code waitTime} is positive, remember
-	 * that someone waits, so that a release notifies.
+	 * that someone waits, so that a release notifies. An owner retries with the same owner value,
+	 * so that a fair queue can recognise it.
+	 * @param mode the kind of lock
 	 * @param key the user key
 	 * @param owner the unique owner of this grant
 	 * @param leaseTime how long the grant lives unless renewed
 	 * @param waitTime how much longer the caller may wait; zero when it will not wait
 	 * @return whether the key was taken and, if not, how long the holder's grant still lives
 	 */
-	Acquisition tryAcquire(String key, String owner, Duration leaseTime, Duration waitTime);
+	Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime);
 
 	/**
 	 * Release the key if the owner still holds it, notifying waiters if there are any.
+	 * @param mode the kind of lock
 	 * @param key the user key
 	 * @param owner the owner of the grant
 	 * @return {@code true} if the grant was the owner's and is now gone, {@code false} if it had
 	 * already expired or been replaced
 	 */
-	boolean release(String key, String owner);
+	boolean release(LockMode mode, String key, String owner);
 
 	/**
 	 * Extend the grants that their owners still hold.
@@ -104,10 +107,11 @@ public interface LockStore extends AutoCloseable {
 
 	/**
 	 * A key and the owner that holds it.
+	 * @param mode the kind of lock
 	 * @param key the user key
 	 * @param owner the owner of the grant
 	 */
-	record HeldKey(String key, String owner) {
+	record HeldKey(LockMode mode, String key, String owner) {
 	}
 
 }

@@ -13,10 +13,13 @@ final class RegistryLock implements DistLock {
 
 	private final AbstractLockRegistry registry;
 
+	private final LockMode mode;
+
 	private final String key;
 
-	RegistryLock(AbstractLockRegistry registry, String key) {
+	RegistryLock(AbstractLockRegistry registry, LockMode mode, String key) {
 		this.registry = registry;
+		this.mode = mode;
 		this.key = key;
 	}
 
@@ -28,7 +31,7 @@ final class RegistryLock implements DistLock {
 	@Override
 	public void lock() {
 		try {
-			this.registry.lockForThread(this.key, AbstractLockRegistry.WAIT_FOREVER, false);
+			this.registry.lockForThread(this.mode, this.key, HoldRequest.WAIT_FOREVER, false);
 		}
 		catch (InterruptedException ex) {
 			// An uninterruptible wait never throws it; keep the flag if it ever does.
@@ -39,13 +42,13 @@ final class RegistryLock implements DistLock {
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		this.registry.lockForThread(this.key, AbstractLockRegistry.WAIT_FOREVER, true);
+		this.registry.lockForThread(this.mode, this.key, HoldRequest.WAIT_FOREVER, true);
 	}
 
 	@Override
 	public boolean tryLock() {
 		try {
-			return this.registry.lockForThread(this.key, 0, false);
+			return this.registry.lockForThread(this.mode, this.key, 0, false);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -58,35 +61,35 @@ final class RegistryLock implements DistLock {
 		if (waitTime.isNegative()) {
 			waitTime = Duration.ZERO;
 		}
-		return this.registry.lockForThread(this.key, saturatedNanos(waitTime), true);
+		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime), true);
 	}
 
 	@Override
 	public void unlock() {
-		this.registry.unlockForThread(this.key);
+		this.registry.unlockForThread(this.mode, this.key);
 	}
 
 	@Override
 	public boolean isHeldByCurrentThread() {
-		return this.registry.isHeldByCurrentThread(this.key);
+		return this.registry.isHeldByCurrentThread(this.mode, this.key);
 	}
 
 	@Override
 	public LockLease lease() {
-		return this.registry.currentThreadLease(this.key);
+		return this.registry.currentThreadLease(this.mode, this.key);
 	}
 
 	@Override
 	public String toString() {
-		return "DistLock[key='" + this.key + "', heldByCurrentThread=" + isHeldByCurrentThread() + "]";
+		return "DistLock[key='" + this.key + "', mode=" + this.mode + ", heldByCurrentThread=" + isHeldByCurrentThread() + "]";
 	}
 
 	private static long saturatedNanos(Duration duration) {
 		try {
-			return Math.min(duration.toNanos(), AbstractLockRegistry.WAIT_FOREVER - 1);
+			return Math.min(duration.toNanos(), HoldRequest.WAIT_FOREVER - 1);
 		}
 		catch (ArithmeticException ex) {
-			return AbstractLockRegistry.WAIT_FOREVER - 1;
+			return HoldRequest.WAIT_FOREVER - 1;
 		}
 	}
 

@@ -16,9 +16,16 @@ import io.distlock.core.WaitStrategy;
  * @param retryInterval the longest pause between two attempts of a waiter
  * @param listener the listener told about every grant
  * @param instanceId the id that prefixes every owner this registry writes
+ * @param driftFactor the share of a lease kept back for clock drift between this process and the
+ * store (Redlock's drift factor), in (0, 0.1]
+ * @param minValidity the shortest validity a fresh grant may have; a grant whose reply came so
+ * late that less is left is given back and retried
  */
 public record RegistrySettings(Duration leaseTime, Duration renewalInterval, WaitStrategy waitStrategy,
-		Duration retryInterval, LockListener listener, String instanceId) {
+		Duration retryInterval, LockListener listener, String instanceId, double driftFactor, Duration minValidity) {
+
+	/** The default drift factor: 1% of the lease, as Redlock prescribes. */
+	public static final double DEFAULT_DRIFT_FACTOR = 0.01;
 
 	/** The default lease of a watchdog-renewed grant. */
 	public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
@@ -55,6 +62,29 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 		if (instanceId.isBlank()) {
 			throw new LockConfigurationException("instanceId must not be blank");
 		}
+		if (!(driftFactor > 0 && driftFactor <= 0.1)) {
+			throw new LockConfigurationException("driftFactor must be in (0, 0.1] but was '" + driftFactor + "'");
+		}
+		Objects.requireNonNull(minValidity, "minValidity must not be null");
+		if (minValidity.isNegative() || minValidity.compareTo(leaseTime) >= 0) {
+			throw new LockConfigurationException("minValidity '" + minValidity
+					+ "' must be at least zero and shorter than leaseTime '" + leaseTime + "'");
+		}
+	}
+
+	/**
+	 * Create settings with the default drift factor and no minimum validity.
+	 * @param leaseTime the lease of a grant renewed by the watchdog
+	 * @param renewalInterval how often the watchdog renews a held grant
+	 * @param waitStrategy how waiters learn that a lock was released
+	 * @param retryInterval the longest pause between two attempts of a waiter
+	 * @param listener the listener told about every grant
+	 * @param instanceId the id that prefixes every owner this registry writes
+	 */
+	public RegistrySettings(Duration leaseTime, Duration renewalInterval, WaitStrategy waitStrategy,
+			Duration retryInterval, LockListener listener, String instanceId) {
+		this(leaseTime, renewalInterval, waitStrategy, retryInterval, listener, instanceId, DEFAULT_DRIFT_FACTOR,
+				Duration.ZERO);
 	}
 
 	/**
@@ -91,7 +121,26 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	 * @return the drift margin
 	 */
 	public static Duration driftMargin(Duration leaseTime) {
-		return leaseTime.dividedBy(100).plusMillis(2);
+		return driftMargin(leaseTime, DEFAULT_DRIFT_FACTOR);
+	}
+
+	/**
+	 * Return the drift margin of a lease with a drift factor: {@code lease * factor + 2 ms}.
+	 * @param leaseTime the lease
+	 * @param driftFactor the drift factor
+	 * @return the drift margin
+	 */
+	public static Duration driftMargin(Duration leaseTime, double driftFactor) {
+		return Duration.ofNanos((long) (leaseTime.toNanos() * driftFactor)).plusMillis(2);
+	}
+
+	/**
+	 * Return this registry's drift margin for a lease.
+	 * @param leaseTime the lease
+	 * @return the drift margin
+	 */
+	public Duration driftMarginOf(Duration leaseTime) {
+		return driftMargin(leaseTime, this.driftFactor);
 	}
 
 	private static void requirePositive(String name, Duration value) {

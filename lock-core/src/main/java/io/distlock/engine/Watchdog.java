@@ -69,7 +69,7 @@ final class Watchdog implements AutoCloseable {
 		this.store = store;
 		this.leaseTime = settings.leaseTime();
 		this.leaseNanos = settings.leaseTime().toNanos();
-		this.driftNanos = RegistrySettings.driftMargin(settings.leaseTime()).toNanos();
+		this.driftNanos = settings.driftMarginOf(settings.leaseTime()).toNanos();
 		this.renewalNanos = settings.renewalInterval().toNanos();
 		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), this.renewalNanos / 4);
 		this.listener = listener;
@@ -191,7 +191,7 @@ final class Watchdog implements AutoCloseable {
 	private void renew(List<Grant> batch) {
 		List<LockStore.HeldKey> keys = new ArrayList<>(batch.size());
 		for (Grant grant : batch) {
-			keys.add(new LockStore.HeldKey(grant.key(), grant.owner()));
+			keys.add(grant.heldKey());
 		}
 		long sentNanos = System.nanoTime();
 		boolean[] renewed;

@@ -13,6 +13,11 @@ import io.distlock.core.LockKeyException;
  * <li>{@code <prefix>{<key>}:fence}: the last fencing token, kept for the fence retention time;</li>
  * <li>{@code <prefix>{<key>}:waiting}: present while some process waits, so that a release
  * publishes only then;</li>
+ * <li>{@code <prefix>{<key>}:queue} and {@code :queue-deadlines}: the waiters of a fair lock in
+ * arrival order, and when each waiter's place expires unless it comes back;</li>
+ * <li>{@code <prefix>{<key>}:write}, {@code :readers} and {@code :writer-waiting}: a read/write
+ * lock's writer, its readers with their expiry, and the mark of a waiting writer that holds
+ * back new readers;</li>
  * <li>{@code <prefix>released}: the pub/sub channel of release notifications; a message is the
  * released user key.</li>
  * </ul>
@@ -57,6 +62,26 @@ final class RedisLockKeys {
 
 	byte[] waiting(String key) {
 		return bytes(lockKey(key) + ":waiting");
+	}
+
+	byte[] queue(String key) {
+		return bytes(lockKey(key) + ":queue");
+	}
+
+	byte[] queueDeadlines(String key) {
+		return bytes(lockKey(key) + ":queue-deadlines");
+	}
+
+	byte[] write(String key) {
+		return bytes(lockKey(key) + ":write");
+	}
+
+	byte[] readers(String key) {
+		return bytes(lockKey(key) + ":readers");
+	}
+
+	byte[] writerWaiting(String key) {
+		return bytes(lockKey(key) + ":writer-waiting");
 	}
 
 	byte[] channel() {

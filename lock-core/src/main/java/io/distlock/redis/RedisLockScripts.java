@@ -75,6 +75,205 @@ final class RedisLockScripts {
 			return renewed
 			""", ReturnType.MULTI);
 
+	/**
+	 * Take a fair lock: waiters are served in arrival order. Expired places (a waiter that died
+	 * or gave up without leaving) are dropped from the head first; the lock goes to the caller
+	 * only if it is free and the queue is empty or starts with the caller. A waiter that will
+	 * wait joins the queue, or refreshes its place, for its wait hint.
+	 * <p>
+	 * KEYS: lock, fence, waiting, queue, queue deadlines. ARGV: owner, lease ms, fence retention
+	 * ms, wait ms. Returns {1, token} or {0, holder pttl or -1}.
+	 */
+	static final LuaScript FAIR_ACQUIRE = new LuaScript("fair-acquire", """
+			local now = redis.call('time')
+			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+			local head = redis.call('lindex', KEYS[4], 0)
+			while head do
+			  local deadline = tonumber(redis.call('zscore', KEYS[5], head))
+			  if deadline and deadline >= nowMs then
+			    break
+			  end
+			  redis.call('lpop', KEYS[4])
+			  redis.call('zrem', KEYS[5], head)
+			  head = redis.call('lindex', KEYS[4], 0)
+			end
+			if redis.call('exists', KEYS[1]) == 0 and ((not head) or head == ARGV[1]) then
+			  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+			  if head == ARGV[1] then
+			    redis.call('lpop', KEYS[4])
+			    redis.call('zrem', KEYS[5], ARGV[1])
+			  end
+			  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			  local last = tonumber(redis.call('get', KEYS[2]))
+			  if last and token <= last then
+			    token = last + 1
+			  end
+			  redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
+			  return {1, token}
+			end
+			local wait = tonumber(ARGV[4])
+			if wait > 0 then
+			  if not redis.call('zscore', KEYS[5], ARGV[1]) then
+			    redis.call('rpush', KEYS[4], ARGV[1])
+			  end
+			  redis.call('zadd', KEYS[5], nowMs + wait, ARGV[1])
+			  for i = 3, 5 do
+			    if redis.call('pttl', KEYS[i]) < wait then
+			      if i == 3 then
+			        redis.call('set', KEYS[3], '1', 'PX', wait)
+			      else
+			        redis.call('pexpire', KEYS[i], wait)
+			      end
+			    end
+			  end
+			end
+			return {0, redis.call('pttl', KEYS[1])}
+			""", ReturnType.MULTI);
+
+	/**
+	 * Release a fair lock if the caller holds it, and leave the queue in any case (a waiter that
+	 * gives up calls it too).
+	 * <p>
+	 * KEYS: lock, waiting, queue, queue deadlines. ARGV: owner, channel, user key. Returns 1 if
+	 * the lock was the caller's.
+	 */
+	static final LuaScript FAIR_RELEASE = new LuaScript("fair-release", """
+			redis.call('lrem', KEYS[3], 0, ARGV[1])
+			redis.call('zrem', KEYS[4], ARGV[1])
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+			  redis.call('del', KEYS[1])
+			  if redis.call('exists', KEYS[2]) == 1 then
+			    redis.call('publish', ARGV[2], ARGV[3])
+			  end
+			  return 1
+			end
+			return 0
+			""", ReturnType.INTEGER);
+
+	/**
+	 * Take the write lock: only when no writer holds it and no reader's lease is still running.
+	 * A writer that will wait marks itself, which holds back new readers; a writer that gets the
+	 * lock clears the mark.
+	 * <p>
+	 * KEYS: write, readers, fence, waiting, writer-waiting. ARGV: owner, lease ms, fence retention
+	 * ms, wait ms. Returns {1, token} or {0, ms until the lock may free, or -1}.
+	 */
+	static final LuaScript WRITE_ACQUIRE = new LuaScript("write-acquire", """
+			local now = redis.call('time')
+			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+			redis.call('zremrangebyscore', KEYS[2], '-inf', nowMs)
+			if redis.call('exists', KEYS[1]) == 0 and redis.call('zcard', KEYS[2]) == 0 then
+			  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+			  redis.call('del', KEYS[5])
+			  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			  local last = tonumber(redis.call('get', KEYS[3]))
+			  if last and token <= last then
+			    token = last + 1
+			  end
+			  redis.call('set', KEYS[3], string.format('%.0f', token), 'PX', ARGV[3])
+			  return {1, token}
+			end
+			local wait = tonumber(ARGV[4])
+			if wait > 0 then
+			  if redis.call('pttl', KEYS[5]) < wait then
+			    redis.call('set', KEYS[5], '1', 'PX', wait)
+			  end
+			  if redis.call('pttl', KEYS[4]) < wait then
+			    redis.call('set', KEYS[4], '1', 'PX', wait)
+			  end
+			end
+			local ttl = redis.call('pttl', KEYS[1])
+			if ttl < 0 then
+			  local last = redis.call('zrange', KEYS[2], -1, -1, 'WITHSCORES')
+			  ttl = last[2] and (tonumber(last[2]) - nowMs) or -1
+			end
+			return {0, ttl}
+			""", ReturnType.MULTI);
+
+	/**
+	 * Take a read lock: only when no writer holds it or waits for it. Each reader is a member of
+	 * the readers set, scored with the server time its lease ends.
+	 * <p>
+	 * KEYS: write, readers, fence, waiting, writer-waiting. ARGV: owner, lease ms, fence
+	 * retention ms, wait ms. Returns {1, token} or {0, ms until the writer's lease ends, or -1}.
+	 */
+	static final LuaScript READ_ACQUIRE = new LuaScript("read-acquire", """
+			local now = redis.call('time')
+			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+			redis.call('zremrangebyscore', KEYS[2], '-inf', nowMs)
+			if redis.call('exists', KEYS[1]) == 0 and redis.call('exists', KEYS[5]) == 0 then
+			  local lease = tonumber(ARGV[2])
+			  redis.call('zadd', KEYS[2], nowMs + lease, ARGV[1])
+			  if redis.call('pttl', KEYS[2]) < lease then
+			    redis.call('pexpire', KEYS[2], lease)
+			  end
+			  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			  local last = tonumber(redis.call('get', KEYS[3]))
+			  if last and token <= last then
+			    token = last + 1
+			  end
+			  redis.call('set', KEYS[3], string.format('%.0f', token), 'PX', ARGV[3])
+			  return {1, token}
+			end
+			local wait = tonumber(ARGV[4])
+			if wait > 0 and redis.call('pttl', KEYS[4]) < wait then
+			  redis.call('set', KEYS[4], '1', 'PX', wait)
+			end
+			local ttl = redis.call('pttl', KEYS[1])
+			if ttl < 0 then
+			  ttl = redis.call('pttl', KEYS[5])
+			end
+			return {0, ttl}
+			""", ReturnType.MULTI);
+
+	/**
+	 * Release a read lock if the caller's lease in the readers set has not expired.
+	 * <p>
+	 * KEYS: readers, waiting. ARGV: owner, channel, user key. Returns 1 if released.
+	 */
+	static final LuaScript READ_RELEASE = new LuaScript("read-release", """
+			local now = redis.call('time')
+			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+			local expiry = tonumber(redis.call('zscore', KEYS[1], ARGV[1]))
+			if not expiry then
+			  return 0
+			end
+			redis.call('zrem', KEYS[1], ARGV[1])
+			if expiry < nowMs then
+			  return 0
+			end
+			if redis.call('exists', KEYS[2]) == 1 then
+			  redis.call('publish', ARGV[2], ARGV[3])
+			end
+			return 1
+			""", ReturnType.INTEGER);
+
+	/**
+	 * Extend every listed read lock whose lease is still running.
+	 * <p>
+	 * KEYS: readers sets (one hash slot). ARGV: lease ms, then one owner per key. Returns one 1
+	 * or 0 per key.
+	 */
+	static final LuaScript READ_RENEW = new LuaScript("read-renew", """
+			local now = redis.call('time')
+			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+			local lease = tonumber(ARGV[1])
+			local renewed = {}
+			for i = 1, #KEYS do
+			  local expiry = tonumber(redis.call('zscore', KEYS[i], ARGV[i + 1]))
+			  if expiry and expiry >= nowMs then
+			    redis.call('zadd', KEYS[i], 'XX', nowMs + lease, ARGV[i + 1])
+			    if redis.call('pttl', KEYS[i]) < lease then
+			      redis.call('pexpire', KEYS[i], lease)
+			    end
+			    renewed[i] = 1
+			  else
+			    renewed[i] = 0
+			  end
+			end
+			return renewed
+			""", ReturnType.MULTI);
+
 	private RedisLockScripts() {
 	}
 

@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.distlock.engine.LockMode;
 import io.distlock.engine.LockStore;
 
 /**
@@ -44,26 +45,41 @@ final class RedisLockStore implements LockStore {
 	}
 
 	@Override
-	public Acquisition tryAcquire(String key, String owner, Duration leaseTime, Duration waitTime) {
-		byte[] lockKey = this.keys.lock(key);
+	public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
+		byte[][] args = { bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime) };
 		List<Object> reply;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			reply = RedisLockScripts.ACQUIRE.run(connection, 3, lockKey, this.keys.fence(key), this.keys.waiting(key),
-					bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime));
+			reply = switch (mode) {
+				case EXCLUSIVE -> RedisLockScripts.ACQUIRE.run(connection, 3,
+						keysAndArgs(args, this.keys.lock(key), this.keys.fence(key), this.keys.waiting(key)));
+				case FAIR -> RedisLockScripts.FAIR_ACQUIRE.run(connection, 5, keysAndArgs(args, this.keys.lock(key),
+						this.keys.fence(key), this.keys.waiting(key), this.keys.queue(key), this.keys.queueDeadlines(key)));
+				case WRITE -> RedisLockScripts.WRITE_ACQUIRE.run(connection, 5, keysAndArgs(args, readWriteKeys(key)));
+				case READ -> RedisLockScripts.READ_ACQUIRE.run(connection, 5, keysAndArgs(args, readWriteKeys(key)));
+			};
 		}
 		if (reply == null || reply.size() != 2) {
-			throw new IllegalStateException("Unexpected reply from the acquire script: " + reply);
+			throw new IllegalStateException("Unexpected reply from the " + mode + " acquire script: " + reply);
 		}
 		long value = ((Number) reply.get(1)).longValue();
 		return (((Number) reply.get(0)).longValue() == 1) ? Acquisition.granted(value) : Acquisition.taken(value);
 	}
 
 	@Override
-	public boolean release(String key, String owner) {
+	public boolean release(LockMode mode, String key, String owner) {
+		byte[][] args = { bytes(owner), this.keys.channel(), bytes(key) };
 		Long released;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			released = RedisLockScripts.RELEASE.run(connection, 2, this.keys.lock(key), this.keys.waiting(key),
-					bytes(owner), this.keys.channel(), bytes(key));
+			released = switch (mode) {
+				case EXCLUSIVE -> RedisLockScripts.RELEASE.run(connection, 2,
+						keysAndArgs(args, this.keys.lock(key), this.keys.waiting(key)));
+				case FAIR -> RedisLockScripts.FAIR_RELEASE.run(connection, 4, keysAndArgs(args, this.keys.lock(key),
+						this.keys.waiting(key), this.keys.queue(key), this.keys.queueDeadlines(key)));
+				case WRITE -> RedisLockScripts.RELEASE.run(connection, 2,
+						keysAndArgs(args, this.keys.write(key), this.keys.waiting(key)));
+				case READ -> RedisLockScripts.READ_RELEASE.run(connection, 2,
+						keysAndArgs(args, this.keys.readers(key), this.keys.waiting(key)));
+			};
 		}
 		return released != null && released == 1L;
 	}
@@ -73,21 +89,46 @@ final class RedisLockStore implements LockStore {
 		boolean[] renewed = new boolean[grants.size()];
 		byte[] lease = leaseMillis(leaseTime);
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			for (List<Integer> slot : groupBySlot(connection, grants)) {
-				byte[][] keysAndArgs = new byte[slot.size() * 2 + 1][];
-				for (int i = 0; i < slot.size(); i++) {
-					HeldKey grant = grants.get(slot.get(i));
-					keysAndArgs[i] = this.keys.lock(grant.key());
-					keysAndArgs[slot.size() + 1 + i] = bytes(grant.owner());
+			for (List<Integer> group : groupForScripts(connection, grants)) {
+				boolean readers = grants.get(group.get(0)).mode() == LockMode.READ;
+				byte[][] keysAndArgs = new byte[group.size() * 2 + 1][];
+				for (int i = 0; i < group.size(); i++) {
+					HeldKey grant = grants.get(group.get(i));
+					keysAndArgs[i] = heldKeyName(grant);
+					keysAndArgs[group.size() + 1 + i] = bytes(grant.owner());
 				}
-				keysAndArgs[slot.size()] = lease;
-				List<Object> reply = RedisLockScripts.RENEW.run(connection, slot.size(), keysAndArgs);
-				for (int i = 0; i < slot.size(); i++) {
-					renewed[slot.get(i)] = ((Number) reply.get(i)).longValue() == 1;
+				keysAndArgs[group.size()] = lease;
+				LuaScript script = readers ? RedisLockScripts.READ_RENEW : RedisLockScripts.RENEW;
+				List<Object> reply = script.run(connection, group.size(), keysAndArgs);
+				for (int i = 0; i < group.size(); i++) {
+					renewed[group.get(i)] = ((Number) reply.get(i)).longValue() == 1;
 				}
 			}
 		}
 		return renewed;
+	}
+
+	private byte[][] readWriteKeys(String key) {
+		return new byte[][] { this.keys.write(key), this.keys.readers(key), this.keys.fence(key),
+				this.keys.waiting(key), this.keys.writerWaiting(key) };
+	}
+
+	/**
+	 * Return the Redis key that holds a grant: the lock, the write lock, or the readers set.
+	 */
+	private byte[] heldKeyName(HeldKey grant) {
+		return switch (grant.mode()) {
+			case EXCLUSIVE, FAIR -> this.keys.lock(grant.key());
+			case WRITE -> this.keys.write(grant.key());
+			case READ -> this.keys.readers(grant.key());
+		};
+	}
+
+	private static byte[][] keysAndArgs(byte[][] args, byte[]... keys) {
+		byte[][] all = new byte[keys.length + args.length][];
+		System.arraycopy(keys, 0, all, 0, keys.length);
+		System.arraycopy(args, 0, all, keys.length, args.length);
+		return all;
 	}
 
 	@Override
@@ -108,23 +149,22 @@ final class RedisLockStore implements LockStore {
 	}
 
 	/**
-	 * Group the grants' indexes so that each group fits one script: one group on a standalone
-	 * server, one group per hash slot on a cluster (a script may touch only one slot there).
+	 * Group the grants' indexes so that each group fits one script: readers apart from the
+	 * others (two scripts), and on a cluster one group per hash slot (a script may touch only one
+	 * slot there).
 	 */
-	private List<List<Integer>> groupBySlot(RedisConnection connection, List<HeldKey> grants) {
-		if (!isCluster(connection)) {
-			List<Integer> all = new ArrayList<>(grants.size());
-			for (int i = 0; i < grants.size(); i++) {
-				all.add(i);
-			}
-			return List.of(all);
-		}
-		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+	private List<List<Integer>> groupForScripts(RedisConnection connection, List<HeldKey> grants) {
+		boolean cluster = isCluster(connection);
+		Map<String, List<Integer>> groups = new LinkedHashMap<>();
 		for (int i = 0; i < grants.size(); i++) {
-			int slot = ClusterSlotHashUtil.calculateSlot(this.keys.lockKey(grants.get(i).key()));
-			bySlot.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
+			HeldKey grant = grants.get(i);
+			String group = (grant.mode() == LockMode.READ) ? "read" : "lock";
+			if (cluster) {
+				group += ":" + ClusterSlotHashUtil.calculateSlot(this.keys.lockKey(grant.key()));
+			}
+			groups.computeIfAbsent(group, (g) -> new ArrayList<>()).add(i);
 		}
-		return new ArrayList<>(bySlot.values());
+		return new ArrayList<>(groups.values());
 	}
 
 	private boolean isCluster(RedisConnection connection) {

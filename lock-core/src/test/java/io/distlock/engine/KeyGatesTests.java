@@ -9,8 +9,8 @@ class KeyGatesTests {
 	@Test
 	void aGateLivesWhileReferencedAndDisappearsWithTheLastReference() {
 		KeyGates gates = new KeyGates();
-		Gate first = gates.retain("k");
-		Gate second = gates.retain("k");
+		Gate first = gates.retain("k", "k", LockMode.EXCLUSIVE);
+		Gate second = gates.retain("k", "k", LockMode.EXCLUSIVE);
 		assertThat(second).isSameAs(first);
 		gates.release(first);
 		assertThat(gates.find("k")).isSameAs(first);
@@ -22,11 +22,24 @@ class KeyGatesTests {
 	@Test
 	void releasingAStaleGateLeavesItsSuccessorAlone() {
 		KeyGates gates = new KeyGates();
-		Gate stale = gates.retain("k");
+		Gate stale = gates.retain("k", "k", LockMode.EXCLUSIVE);
 		gates.release(stale);
-		Gate successor = gates.retain("k");
+		Gate successor = gates.retain("k", "k", LockMode.EXCLUSIVE);
 		gates.release(stale);
 		assertThat(gates.find("k")).isSameAs(successor);
+	}
+
+	@Test
+	void readersGetAGateEachWhileExclusiveKindsShareOne() {
+		Thread current = Thread.currentThread();
+		assertThat(KeyGates.gateKey(LockMode.EXCLUSIVE, "k", current, 1))
+			.isEqualTo(KeyGates.gateKey(LockMode.FAIR, "k", null, 2));
+		assertThat(KeyGates.gateKey(LockMode.WRITE, "k", current, 1)).isNotEqualTo("k");
+		assertThat(KeyGates.gateKey(LockMode.READ, "k", current, 1))
+			.isEqualTo(KeyGates.gateKey(LockMode.READ, "k", current, 2))
+			.isNotEqualTo(KeyGates.gateKey(LockMode.READ, "k", new Thread(() -> {
+			}), 1))
+			.isNotEqualTo(KeyGates.gateKey(LockMode.READ, "k", null, 1));
 	}
 
 }

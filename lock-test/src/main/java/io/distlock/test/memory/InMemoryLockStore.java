@@ -2,46 +2,78 @@ package io.distlock.test.memory;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import io.distlock.engine.LockMode;
 import io.distlock.engine.LockStore;
 
 /**
- * A {@link LockStore} in a map, with the Redis store's semantics: owner-compared release and
- * renewal, expiry on the monotonic clock, strictly growing fencing tokens and release
- * notifications. Every operation runs under one lock, as every script runs alone in Redis.
+ * A {@link LockStore} in maps, with the Redis store's semantics: owner-compared release and
+ * renewal, expiry on the monotonic clock, strictly growing fencing tokens, a fair queue with
+ * expiring places, readers and writers, and release notifications. Every operation runs under
+ * one lock, as every script runs alone in Redis.
  */
 final class InMemoryLockStore implements LockStore {
 
-	private final Map<String, Entry> entries = new HashMap<>();
+	/** Exclusive and fair locks. */
+	private final Map<String, Entry> locks = new HashMap<>();
+
+	/** Write locks, apart from exclusive ones as in Redis. */
+	private final Map<String, Entry> writers = new HashMap<>();
+
+	/** Readers per key: owner to lease end. */
+	private final Map<String, Map<String, Long>> readers = new HashMap<>();
+
+	/** Fair queues per key: owner to place expiry, in arrival order. */
+	private final Map<String, LinkedHashMap<String, Long>> queues = new HashMap<>();
+
+	/** Keys a writer waits for, and until when: new readers hold back. */
+	private final Map<String, Long> writersWaiting = new HashMap<>();
 
 	private long lastToken;
 
 	private volatile Consumer<String> releasedKeys;
 
 	@Override
-	public synchronized Acquisition tryAcquire(String key, String owner, Duration leaseTime, Duration waitTime) {
+	public synchronized Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
+			Duration waitTime) {
 		long now = System.nanoTime();
-		Entry entry = live(key, now);
-		if (entry == null) {
-			this.lastToken++;
-			this.entries.put(key, new Entry(owner, now + leaseTime.toNanos()));
-			return Acquisition.granted(this.lastToken);
-		}
-		return Acquisition.taken(Duration.ofNanos(entry.expiresNanos - now).toMillis());
+		long leaseEnd = now + leaseTime.toNanos();
+		return switch (mode) {
+			case EXCLUSIVE -> acquireExclusive(this.locks, key, owner, leaseEnd, now);
+			case FAIR -> acquireFair(key, owner, leaseEnd, waitTime, now);
+			case WRITE -> acquireWrite(key, owner, leaseEnd, waitTime, now);
+			case READ -> acquireRead(key, owner, leaseEnd, now);
+		};
 	}
 
 	@Override
-	public boolean release(String key, String owner) {
+	public boolean release(LockMode mode, String key, String owner) {
 		boolean released;
 		synchronized (this) {
-			Entry entry = live(key, System.nanoTime());
-			released = entry != null && entry.owner.equals(owner);
-			if (released) {
-				this.entries.remove(key);
-			}
+			long now = System.nanoTime();
+			released = switch (mode) {
+				case EXCLUSIVE -> removeIfOwner(this.locks, key, owner, now);
+				case FAIR -> {
+					LinkedHashMap<String, Long> queue = this.queues.get(key);
+					if (queue != null) {
+						queue.remove(owner);
+						dropIfEmpty(this.queues, key, queue);
+					}
+					yield removeIfOwner(this.locks, key, owner, now);
+				}
+				case WRITE -> removeIfOwner(this.writers, key, owner, now);
+				case READ -> {
+					Map<String, Long> keyReaders = this.readers.getOrDefault(key, new HashMap<>());
+					Long end = keyReaders.remove(owner);
+					dropIfEmpty(this.readers, key, keyReaders);
+					yield end != null && end - now > 0;
+				}
+			};
 		}
 		Consumer<String> listener = this.releasedKeys;
 		if (released && listener != null) {
@@ -56,7 +88,17 @@ final class InMemoryLockStore implements LockStore {
 		boolean[] renewed = new boolean[grants.size()];
 		for (int i = 0; i < grants.size(); i++) {
 			HeldKey grant = grants.get(i);
-			Entry entry = live(grant.key(), now);
+			if (grant.mode() == LockMode.READ) {
+				Map<String, Long> keyReaders = this.readers.getOrDefault(grant.key(), Map.of());
+				Long end = keyReaders.get(grant.owner());
+				if (end != null && end - now > 0) {
+					keyReaders.put(grant.owner(), now + leaseTime.toNanos());
+					renewed[i] = true;
+				}
+				continue;
+			}
+			Map<String, Entry> map = (grant.mode() == LockMode.WRITE) ? this.writers : this.locks;
+			Entry entry = live(map, grant.key(), now);
 			if (entry != null && entry.owner.equals(grant.owner())) {
 				entry.expiresNanos = now + leaseTime.toNanos();
 				renewed[i] = true;
@@ -82,26 +124,103 @@ final class InMemoryLockStore implements LockStore {
 	}
 
 	/**
-	 * Remove a key whoever holds it, as an operator's {@code DEL} would.
+	 * Remove an exclusive or fair lock whoever holds it, as an operator's {@code DEL} would.
 	 * @return whether the key was held
 	 */
 	synchronized boolean delete(String key) {
-		return live(key, System.nanoTime()) != null && this.entries.remove(key) != null;
+		return live(this.locks, key, System.nanoTime()) != null && this.locks.remove(key) != null;
 	}
 
 	synchronized boolean isHeld(String key) {
-		return live(key, System.nanoTime()) != null;
+		return live(this.locks, key, System.nanoTime()) != null;
 	}
 
-	synchronized int size() {
-		this.entries.values().removeIf((entry) -> entry.expiresNanos - System.nanoTime() <= 0);
-		return this.entries.size();
+	private Acquisition acquireExclusive(Map<String, Entry> map, String key, String owner, long leaseEnd, long now) {
+		Entry entry = live(map, key, now);
+		if (entry == null) {
+			map.put(key, new Entry(owner, leaseEnd));
+			return Acquisition.granted(++this.lastToken);
+		}
+		return Acquisition.taken(Duration.ofNanos(entry.expiresNanos - now).toMillis());
 	}
 
-	private Entry live(String key, long now) {
-		Entry entry = this.entries.get(key);
+	private Acquisition acquireFair(String key, String owner, long leaseEnd, Duration waitTime, long now) {
+		LinkedHashMap<String, Long> queue = this.queues.computeIfAbsent(key, (k) -> new LinkedHashMap<>());
+		for (Iterator<Long> places = queue.values().iterator(); places.hasNext();) {
+			if (places.next() - now >= 0) {
+				break;
+			}
+			places.remove();
+		}
+		String head = queue.isEmpty() ? null : queue.keySet().iterator().next();
+		Entry entry = live(this.locks, key, now);
+		if (entry == null && (head == null || head.equals(owner))) {
+			queue.remove(owner);
+			dropIfEmpty(this.queues, key, queue);
+			this.locks.put(key, new Entry(owner, leaseEnd));
+			return Acquisition.granted(++this.lastToken);
+		}
+		if (!waitTime.isZero()) {
+			// A place keeps its position in the queue; it only gets a new expiry.
+			queue.put(owner, now + waitTime.toNanos());
+		}
+		dropIfEmpty(this.queues, key, queue);
+		return Acquisition.taken((entry != null) ? Duration.ofNanos(entry.expiresNanos - now).toMillis() : -1);
+	}
+
+	private Acquisition acquireWrite(String key, String owner, long leaseEnd, Duration waitTime, long now) {
+		Map<String, Long> keyReaders = liveReaders(key, now);
+		Entry writer = live(this.writers, key, now);
+		if (writer == null && keyReaders.isEmpty()) {
+			this.writers.put(key, new Entry(owner, leaseEnd));
+			this.writersWaiting.remove(key);
+			return Acquisition.granted(++this.lastToken);
+		}
+		if (!waitTime.isZero()) {
+			this.writersWaiting.merge(key, now + waitTime.toNanos(), Math::max);
+		}
+		long until = (writer != null) ? writer.expiresNanos
+				: keyReaders.values().stream().mapToLong(Long::longValue).max().orElse(now);
+		return Acquisition.taken(Duration.ofNanos(until - now).toMillis());
+	}
+
+	private Acquisition acquireRead(String key, String owner, long leaseEnd, long now) {
+		Entry writer = live(this.writers, key, now);
+		Long writerWaits = this.writersWaiting.get(key);
+		boolean writerWaiting = writerWaits != null && writerWaits - now > 0;
+		if (writer == null && !writerWaiting) {
+			liveReaders(key, now).put(owner, leaseEnd);
+			return Acquisition.granted(++this.lastToken);
+		}
+		long until = (writer != null) ? writer.expiresNanos : writerWaits;
+		return Acquisition.taken(Duration.ofNanos(until - now).toMillis());
+	}
+
+	private Map<String, Long> liveReaders(String key, long now) {
+		Map<String, Long> keyReaders = this.readers.computeIfAbsent(key, (k) -> new HashMap<>());
+		keyReaders.values().removeIf((end) -> end - now <= 0);
+		return keyReaders;
+	}
+
+	private static void dropIfEmpty(Map<String, ? extends Map<String, Long>> maps, String key, Map<String, Long> map) {
+		if (map.isEmpty()) {
+			maps.remove(key);
+		}
+	}
+
+	private static boolean removeIfOwner(Map<String, Entry> map, String key, String owner, long now) {
+		Entry entry = live(map, key, now);
+		if (entry != null && entry.owner.equals(owner)) {
+			map.remove(key);
+			return true;
+		}
+		return false;
+	}
+
+	private static Entry live(Map<String, Entry> map, String key, long now) {
+		Entry entry = map.get(key);
 		if (entry != null && entry.expiresNanos - now <= 0) {
-			this.entries.remove(key);
+			map.remove(key);
 			return null;
 		}
 		return entry;

@@ -1,0 +1,253 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockListener;
+
+/**
+ * Takes holds: re-enters a hold the thread already has, passes the local gate, then asks the
+ * store until it grants or the wait runs out, waiting between attempts for a release
+ * notification, the holder's remaining lease or a jittered retry interval, whichever is first.
+ */
+final class GrantAcquirer {
+
+	private static final Log logger = LogFactory.getLog(GrantAcquirer.class);
+
+	private final AbstractLockRegistry registry;
+
+	private final LockStore store;
+
+	private final RegistrySettings settings;
+
+	private final LockListener listener;
+
+	private final KeyGates gates;
+
+	private final Watchdog watchdog;
+
+	private final ReleaseNotifications notifications;
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	GrantAcquirer(AbstractLockRegistry registry, LockStore store, RegistrySettings settings, LockListener listener,
+			KeyGates gates, Watchdog watchdog, ReleaseNotifications notifications) {
+		this.registry = registry;
+		this.store = store;
+		this.settings = settings;
+		this.listener = listener;
+		this.gates = gates;
+		this.watchdog = watchdog;
+		this.notifications = notifications;
+	}
+
+	/**
+	 * Take one hold.
+	 * @return the hold, or {@code null} if the key stayed taken for the whole wait
+	 */
+	HeldLease hold(HoldRequest request) throws InterruptedException {
+		long startNanos = System.nanoTime();
+		Thread current = Thread.currentThread();
+		long holdId = this.sequence.incrementAndGet();
+		String gateKey = KeyGates.gateKey(request.mode(), request.key(), request.ownedByThread() ? current : null,
+				holdId);
+		Gate gate = this.gates.retain(gateKey, request.key(), request.mode());
+		HeldLease lease = null;
+		try {
+			if (gate.owner() == current) {
+				lease = reenter(gate);
+				return lease;
+			}
+			this.listener.onAcquiring(request.name(), request.key());
+			boolean entered;
+			try {
+				entered = enterGate(gate, startNanos, request);
+			}
+			catch (InterruptedException ex) {
+				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), ex);
+				throw ex;
+			}
+			if (!entered) {
+				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), null);
+				return null;
+			}
+			Grant grant;
+			try {
+				grant = acquireFromStore(gate, request, startNanos, holdId);
+			}
+			catch (RuntimeException | InterruptedException ex) {
+				gate.leave();
+				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), ex);
+				throw ex;
+			}
+			if (grant == null) {
+				gate.leave();
+				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), null);
+				return null;
+			}
+			lease = new HeldLease(this.registry, grant);
+			grant.primaryLease(lease);
+			// A detached hold has no owner thread: nobody re-enters it, anyone may release it.
+			gate.occupy(request.ownedByThread() ? current : null, grant);
+			this.watchdog.watch(grant);
+			if (logger.isDebugEnabled()) {
+				logger.debug("Acquired " + request.mode() + " lock for key '" + request.key() + "' with fencing token "
+						+ grant.fencingToken());
+			}
+			this.listener.onAcquired(lease, elapsed(startNanos));
+			return lease;
+		}
+		finally {
+			if (lease == null) {
+				this.gates.release(gate);
+			}
+		}
+	}
+
+	private HeldLease reenter(Gate gate) {
+		Grant grant = gate.grant();
+		if (!grant.isActive()) {
+			throw grant.lostException();
+		}
+		grant.holds().incrementAndGet();
+		return new HeldLease(this.registry, grant);
+	}
+
+	private static boolean enterGate(Gate gate, long startNanos, HoldRequest request) throws InterruptedException {
+		if (request.waitNanos() == 0) {
+			return gate.tryEnter();
+		}
+		if (request.forever()) {
+			if (request.interruptible()) {
+				gate.enterInterruptibly();
+			}
+			else {
+				gate.enterUninterruptibly();
+			}
+			return true;
+		}
+		return gate.tryEnter(request.remainingNanos(startNanos, System.nanoTime()));
+	}
+
+	private Grant acquireFromStore(Gate gate, HoldRequest request, long startNanos, long holdId)
+			throws InterruptedException {
+		Duration leaseTime = (request.fixedLease() != null) ? request.fixedLease() : this.settings.leaseTime();
+		long leaseNanos = leaseTime.toNanos();
+		long driftNanos = this.settings.driftMarginOf(leaseTime).toNanos();
+		long minValidityNanos = Math.max(1, this.settings.minValidity().toNanos());
+		// One owner per acquisition: retries keep their place in a fair queue.
+		String owner = this.settings.instanceId() + ":" + holdId;
+		boolean interrupted = false;
+		boolean waiting = false;
+		try {
+			while (true) {
+				gate.clearReleaseSignals();
+				long sentNanos = System.nanoTime();
+				LockStore.Acquisition attempt = attempt(request, owner, leaseTime,
+						waitHint(request.remainingNanos(startNanos, sentNanos)));
+				long now = System.nanoTime();
+				if (attempt.acquired()) {
+					long validUntil = sentNanos + leaseNanos - driftNanos;
+					if (validUntil - now >= minValidityNanos) {
+						return new Grant(request.mode(), request.key(), request.name(), owner, attempt.fencingToken(),
+								leaseTime, request.fixedLease() == null, sentNanos, validUntil,
+								sentNanos + this.settings.renewalInterval().toNanos(), gate);
+					}
+					// The reply came so late that too little of the lease is left to rely on:
+					// give the key back (owner-compared, so harmless) and carry on.
+					logger.warn("Lock for key '" + request.key() + "' was granted with less than "
+							+ TimeUnit.NANOSECONDS.toMillis(minValidityNanos) + "ms of its " + leaseTime.toMillis()
+							+ "ms lease left; releasing it and treating it as not acquired");
+					releaseQuietly(request.mode(), request.key(), owner);
+				}
+				long remaining = request.remainingNanos(startNanos, now);
+				if (remaining <= 0) {
+					if (request.mode() == LockMode.FAIR) {
+						// Leave the queue at once rather than block it until the place expires.
+						releaseQuietly(request.mode(), request.key(), owner);
+					}
+					return null;
+				}
+				if (!waiting) {
+					this.notifications.startWaiting(gate);
+					waiting = true;
+				}
+				if (this.notifications.ensureListening()) {
+					// A release published before the subscription existed was missed: try again
+					// now rather than after a pause.
+					continue;
+				}
+				try {
+					gate.awaitRelease(retryPauseNanos(attempt.holderTtlMillis(), remaining));
+				}
+				catch (InterruptedException ex) {
+					if (request.interruptible()) {
+						throw ex;
+					}
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (waiting) {
+				this.notifications.stopWaiting(gate);
+			}
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private LockStore.Acquisition attempt(HoldRequest request, String owner, Duration leaseTime, Duration waitHint) {
+		try {
+			return this.store.tryAcquire(request.mode(), request.key(), owner, leaseTime, waitHint);
+		}
+		catch (RuntimeException ex) {
+			// The attempt may have been applied and only its reply lost: give back whatever we may
+			// hold, so the key does not stay taken for a whole lease. In the background, so that
+			// an unreachable store costs the caller one command timeout, not two.
+			this.watchdog.runInBackground(() -> releaseQuietly(request.mode(), request.key(), owner));
+			throw new LockAcquisitionException(request.key(), "Could not acquire lock for key '" + request.key()
+					+ "': the lock store failed: " + ex.getMessage(), ex);
+		}
+	}
+
+	private void releaseQuietly(LockMode mode, String key, String owner) {
+		try {
+			this.store.release(mode, key, owner);
+		}
+		catch (RuntimeException ex) {
+			// Best effort after a failed or late acquisition; the key expires with its lease anyway.
+			logger.debug("Could not give back lock for key '" + key + "' after a failed acquisition", ex);
+		}
+	}
+
+	private Duration waitHint(long remainingNanos) {
+		if (remainingNanos <= 0 || !this.notifications.enabled()) {
+			return Duration.ZERO;
+		}
+		// Every attempt refreshes the hint, and the next attempt comes within one retry interval.
+		long hint = Math.min(remainingNanos, this.settings.retryInterval().toNanos() * 2);
+		return Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(hint)));
+	}
+
+	private long retryPauseNanos(long holderTtlMillis, long remainingNanos) {
+		long retryNanos = this.settings.retryInterval().toNanos();
+		long pause = retryNanos / 2 + ThreadLocalRandom.current().nextLong(retryNanos / 2 + 1);
+		if (holderTtlMillis >= 0) {
+			pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1));
+		}
+		return Math.min(pause, remainingNanos);
+	}
+
+	private static Duration elapsed(long startNanos) {
+		return Duration.ofNanos(System.nanoTime() - startNanos);
+	}
+
+}

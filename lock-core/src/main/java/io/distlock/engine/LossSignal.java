@@ -1,0 +1,66 @@
+package io.distlock.engine;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.distlock.core.LockListener;
+import io.distlock.core.LockLostException;
+
+/**
+ * Tells a holder, exactly once, that its lock was lost: the grant turns LOST, the loss is logged
+ * at ERROR and counted, the listener and every {@code onLost} callback run.
+ */
+final class LossSignal {
+
+	private static final Log logger = LogFactory.getLog(LossSignal.class);
+
+	private final LockListener listener;
+
+	private final LossStatistics statistics = new LossStatistics();
+
+	LossSignal(LockListener listener) {
+		this.listener = listener;
+	}
+
+	LossStatistics statistics() {
+		return this.statistics;
+	}
+
+	/**
+	 * Declare a held grant lost; does nothing if it was already released or lost.
+	 * @param releasing whether the release itself discovered the loss
+	 */
+	void declare(Grant grant, String reason, boolean releasing) {
+		List<Consumer<? super LockLostException>> callbacks = grant.markLost(reason, releasing);
+		if (callbacks == null) {
+			return;
+		}
+		LockLostException lost = grant.lostException();
+		this.statistics.recordLoss();
+		logger.error(lost.getMessage());
+		this.listener.onLost(grant.primaryLease(), lost);
+		for (Consumer<? super LockLostException> callback : callbacks) {
+			run(grant, callback, lost);
+		}
+	}
+
+	void addCallback(Grant grant, Consumer<? super LockLostException> callback) {
+		if (!grant.addLostCallback(callback)) {
+			run(grant, callback, grant.lostException());
+		}
+	}
+
+	private static void run(Grant grant, Consumer<? super LockLostException> callback, LockLostException lost) {
+		try {
+			callback.accept(lost);
+		}
+		catch (RuntimeException ex) {
+			// Lost-lease handling: one failing callback must not keep the others from running.
+			logger.warn("onLost callback for lock for key '" + grant.key() + "' failed; ignored", ex);
+		}
+	}
+
+}

@@ -1,0 +1,158 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
+
+/**
+ * Several locks taken all or none, always in one global (sorted) order, so that two multi-locks
+ * over overlapping keys can never deadlock each other; released in reverse order.
+ */
+final class MultiLock implements DistLock {
+
+	private final List<DistLock> locks;
+
+	MultiLock(List<DistLock> locksInGlobalOrder) {
+		this.locks = List.copyOf(locksInGlobalOrder);
+	}
+
+	/**
+	 * Return the keys without duplicates, in the order every multi-lock takes them.
+	 */
+	static List<String> globalOrder(String... keys) {
+		return new ArrayList<>(new TreeSet<>(List.of(keys)));
+	}
+
+	@Override
+	public String key() {
+		return String.join(",", this.locks.stream().map(DistLock::key).toList());
+	}
+
+	@Override
+	public void lock() {
+		List<DistLock> taken = new ArrayList<>();
+		try {
+			for (DistLock lock : this.locks) {
+				lock.lock();
+				taken.add(lock);
+			}
+		}
+		catch (RuntimeException ex) {
+			unlockAll(taken, ex);
+			throw ex;
+		}
+	}
+
+	@Override
+	public void lockInterruptibly() throws InterruptedException {
+		List<DistLock> taken = new ArrayList<>();
+		try {
+			for (DistLock lock : this.locks) {
+				lock.lockInterruptibly();
+				taken.add(lock);
+			}
+		}
+		catch (RuntimeException | InterruptedException ex) {
+			unlockAll(taken, ex);
+			throw ex;
+		}
+	}
+
+	@Override
+	public boolean tryLock() {
+		List<DistLock> taken = new ArrayList<>();
+		try {
+			for (DistLock lock : this.locks) {
+				if (!lock.tryLock()) {
+					unlockAll(taken, null);
+					return false;
+				}
+				taken.add(lock);
+			}
+			return true;
+		}
+		catch (RuntimeException ex) {
+			unlockAll(taken, ex);
+			throw ex;
+		}
+	}
+
+	@Override
+	public boolean tryLock(Duration waitTime) throws InterruptedException {
+		long deadline = System.nanoTime() + waitTime.toNanos();
+		List<DistLock> taken = new ArrayList<>();
+		try {
+			for (DistLock lock : this.locks) {
+				if (!lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+					unlockAll(taken, null);
+					return false;
+				}
+				taken.add(lock);
+			}
+			return true;
+		}
+		catch (RuntimeException | InterruptedException ex) {
+			unlockAll(taken, ex);
+			throw ex;
+		}
+	}
+
+	@Override
+	public void unlock() {
+		LockLostException lost = unlockAll(this.locks, null);
+		if (lost != null) {
+			throw lost;
+		}
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread() {
+		return this.locks.stream().allMatch(DistLock::isHeldByCurrentThread);
+	}
+
+	/**
+	 * Return the lease of the last key in the global order; use
+	 * {@code registry.obtain(key).lease()} for another key's.
+	 */
+	@Override
+	public LockLease lease() {
+		return this.locks.get(this.locks.size() - 1).lease();
+	}
+
+	/**
+	 * Unlock in reverse order, every lock even when one fails.
+	 * @return the first loss, or {@code null}; added to {@code failure} when there is one
+	 */
+	private static LockLostException unlockAll(List<DistLock> locks, Throwable failure) {
+		LockLostException lost = null;
+		for (int i = locks.size() - 1; i >= 0; i--) {
+			try {
+				locks.get(i).unlock();
+			}
+			catch (LockLostException ex) {
+				if (lost == null) {
+					lost = ex;
+				}
+				else {
+					lost.addSuppressed(ex);
+				}
+			}
+		}
+		if (lost != null && failure != null) {
+			failure.addSuppressed(lost);
+			return null;
+		}
+		return lost;
+	}
+
+	@Override
+	public String toString() {
+		return "DistLock[keys='" + key() + "', heldByCurrentThread=" + isHeldByCurrentThread() + "]";
+	}
+
+}
