@@ -432,6 +432,166 @@ public abstract class AbstractLockRegistryContractTests {
 	}
 
 	@Test
+	void fairLockGrantsWaitersInArrivalOrder() throws Exception {
+		AbstractLockRegistry holder = registry();
+		String key = randomKey();
+		DistLock held = holder.obtainFair(key);
+		held.lock();
+		List<Integer> order = new CopyOnWriteArrayList<>();
+		List<Future<?>> waiters = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			int arrival = i;
+			// Each waiter is its own process, so the order comes from the store's queue.
+			AbstractLockRegistry waiter = registry();
+			waiters.add(this.executor.submit(() -> {
+				DistLock lock = waiter.obtainFair(key);
+				assertThat(lock.tryLock(Duration.ofSeconds(20))).isTrue();
+				order.add(arrival);
+				Thread.sleep(20);
+				lock.unlock();
+				return null;
+			}));
+			// Let each waiter join the queue before the next arrives.
+			Thread.sleep(150);
+		}
+		held.unlock();
+		for (Future<?> waiter : waiters) {
+			waiter.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(order).containsExactly(0, 1, 2, 3);
+	}
+
+	@Test
+	void aFairWaiterThatGivesUpLeavesTheQueue() throws Exception {
+		AbstractLockRegistry holder = registry();
+		AbstractLockRegistry quitter = registry();
+		AbstractLockRegistry next = registry();
+		String key = randomKey();
+		DistLock held = holder.obtainFair(key);
+		held.lock();
+		assertThat(this.executor.submit(() -> quitter.obtainFair(key).tryLock(Duration.ofMillis(300)))
+			.get(10, TimeUnit.SECONDS)).isFalse();
+		held.unlock();
+		// The quitter's place is gone: the next caller gets the free lock at once.
+		DistLock lock = next.obtainFair(key);
+		assertThat(lock.tryLock()).isTrue();
+		lock.unlock();
+	}
+
+	@Test
+	void multiLockTakesAllKeysOrNone() throws Exception {
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String a = randomKey();
+		String b = randomKey();
+		DistLock both = registry.obtainMulti(b, a, b);
+		both.lock();
+		assertThat(isHeldInStore(registry, a)).isTrue();
+		assertThat(isHeldInStore(registry, b)).isTrue();
+		assertThat(other.tryAcquire(a, Duration.ZERO)).isEmpty();
+		both.unlock();
+		assertThat(isHeldInStore(registry, a)).isFalse();
+		try (LockLease blocker = other.acquire(b, Duration.ZERO)) {
+			assertThat(both.tryLock(Duration.ofMillis(100))).isFalse();
+			// All or nothing: the first key was given back when the second was not acquired.
+			assertThat(isHeldInStore(registry, a)).isFalse();
+		}
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void multiLocksInOppositeOrdersNeverDeadlock() throws Exception {
+		AbstractLockRegistry first = registry();
+		AbstractLockRegistry second = registry();
+		String a = randomKey();
+		String b = randomKey();
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < 2; t++) {
+			DistLock lock = (t == 0) ? first.obtainMulti(a, b) : second.obtainMulti(b, a);
+			workers.add(this.executor.submit(() -> {
+				for (int i = 0; i < 20; i++) {
+					assertThat(lock.tryLock(Duration.ofSeconds(10))).isTrue();
+					lock.unlock();
+				}
+				return null;
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(30, TimeUnit.SECONDS);
+		}
+	}
+
+	@Test
+	void readersShareAndAWriterExcludesThem() throws Exception {
+		AbstractLockRegistry first = registry();
+		AbstractLockRegistry second = registry();
+		String key = randomKey();
+		DistLock read = first.obtainReadWrite(key).readLock();
+		read.lock();
+		assertThat(this.executor.submit(() -> tryAndUnlock(second.obtainReadWrite(key).readLock())).get())
+			.as("a second reader").isTrue();
+		assertThat(this.executor.submit(() -> tryAndUnlock(second.obtainReadWrite(key).writeLock())).get())
+			.as("a writer while a reader holds").isFalse();
+		read.unlock();
+		DistLock write = first.obtainReadWrite(key).writeLock();
+		write.lock();
+		assertThat(this.executor.submit(() -> tryAndUnlock(second.obtainReadWrite(key).readLock())).get())
+			.as("a reader while a writer holds").isFalse();
+		assertThat(this.executor.submit(() -> tryAndUnlock(second.obtainReadWrite(key).writeLock())).get())
+			.as("a second writer").isFalse();
+		write.unlock();
+		assertThat(this.executor.submit(() -> tryAndUnlock(second.obtainReadWrite(key).writeLock())).get())
+			.as("a writer once everyone left").isTrue();
+		assertThat(first.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aWaitingWriterHoldsBackNewReaders() throws Exception {
+		AbstractLockRegistry readers = registry();
+		AbstractLockRegistry writers = registry();
+		String key = randomKey();
+		DistLock firstReader = readers.obtainReadWrite(key).readLock();
+		firstReader.lock();
+		Future<Boolean> writer = this.executor.submit(() -> {
+			DistLock lock = writers.obtainReadWrite(key).writeLock();
+			boolean locked = lock.tryLock(Duration.ofSeconds(10));
+			if (locked) {
+				lock.unlock();
+			}
+			return locked;
+		});
+		Thread.sleep(300);
+		assertThat(this.executor.submit(() -> tryAndUnlock(registry().obtainReadWrite(key).readLock())).get())
+			.as("a new reader while a writer waits").isFalse();
+		firstReader.unlock();
+		assertThat(writer.get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void readLocksAreReentrantAndRenewed() throws Exception {
+		AbstractLockRegistry registry = registry(Duration.ofMillis(600));
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		DistLock read = registry.obtainReadWrite(key).readLock();
+		read.lock();
+		read.lock();
+		Thread.sleep(1_500);
+		assertThat(read.isHeldByCurrentThread()).isTrue();
+		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get()).isFalse();
+		read.unlock();
+		read.unlock();
+		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get()).isTrue();
+	}
+
+	private static boolean tryAndUnlock(DistLock lock) throws InterruptedException {
+		if (lock.tryLock(Duration.ZERO)) {
+			lock.unlock();
+			return true;
+		}
+		return false;
+	}
+
+	@Test
 	void manyDistinctKeysLeaveNoLocalState() {
 		AbstractLockRegistry registry = registry();
 		for (int i = 0; i < 2_000; i++) {
