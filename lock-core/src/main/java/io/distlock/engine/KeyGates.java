@@ -44,16 +44,19 @@ final class KeyGates {
 	}
 
 	/**
-	 * Return the local identity of a hold: one gate per key and exclusive kind, so that threads
-	 * of this process queue locally; one gate per reader thread, so that readers do not.
+	 * Return the local identity of a hold. Exclusive and write locks have one gate per key, so
+	 * that threads of this process queue locally and only one of them talks to the store. Readers
+	 * and fair waiters have one gate per thread: readers so that they do not exclude each other,
+	 * fair waiters so that each takes its own place in the store's queue the moment it arrives.
 	 * @param holder the owning thread, or {@code null} for a hold no thread owns
 	 */
 	static String gateKey(LockMode mode, String key, Thread holder, long uniqueId) {
+		String perHolder = "\u0000" + ((holder != null) ? "thread-" + holder.getId() : "hold-" + uniqueId);
 		return switch (mode) {
-			case EXCLUSIVE, FAIR -> key;
+			case EXCLUSIVE -> key;
 			case WRITE -> "\u0000write\u0000" + key;
-			case READ -> "\u0000read\u0000" + key + "\u0000"
-					+ ((holder != null) ? "thread-" + holder.getId() : "hold-" + uniqueId);
+			case FAIR -> "\u0000fair\u0000" + key + perHolder;
+			case READ -> "\u0000read\u0000" + key + perHolder;
 		};
 	}
 

@@ -30,11 +30,15 @@ class KeyGatesTests {
 	}
 
 	@Test
-	void readersGetAGateEachWhileExclusiveKindsShareOne() {
+	void readersAndFairWaitersGetAGateEachWhileExclusiveKindsShareOne() {
 		Thread current = Thread.currentThread();
 		assertThat(KeyGates.gateKey(LockMode.EXCLUSIVE, "k", current, 1))
-			.isEqualTo(KeyGates.gateKey(LockMode.FAIR, "k", null, 2));
+			.isEqualTo(KeyGates.gateKey(LockMode.EXCLUSIVE, "k", new Thread(() -> {
+			}), 2));
 		assertThat(KeyGates.gateKey(LockMode.WRITE, "k", current, 1)).isNotEqualTo("k");
+		assertThat(KeyGates.gateKey(LockMode.FAIR, "k", current, 1))
+			.isNotEqualTo(KeyGates.gateKey(LockMode.FAIR, "k", new Thread(() -> {
+			}), 1));
 		assertThat(KeyGates.gateKey(LockMode.READ, "k", current, 1))
 			.isEqualTo(KeyGates.gateKey(LockMode.READ, "k", current, 2))
 			.isNotEqualTo(KeyGates.gateKey(LockMode.READ, "k", new Thread(() -> {

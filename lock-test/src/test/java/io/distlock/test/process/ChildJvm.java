@@ -74,6 +74,14 @@ public final class ChildJvm implements AutoCloseable {
 	}
 
 	/**
+	 * Send a line to the JVM's standard input.
+	 */
+	public void send(String line) throws IOException {
+		this.process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+		this.process.getOutputStream().flush();
+	}
+
+	/**
 	 * Kill the JVM with SIGKILL: no shutdown hook, no finally block runs.
 	 */
 	public void kill() {

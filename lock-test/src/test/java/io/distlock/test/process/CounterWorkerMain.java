@@ -13,10 +13,17 @@ import io.distlock.redis.RedisLockRegistry;
 
 /**
  * A process whose threads increment a non-atomic counter in Redis (read, sleep 1 ms, write),
- * under the lock or, for the negative control, without it. Arguments: port, lock key, counter
- * key, threads, increments per thread, {@code locked} or {@code unlocked}. Prints {@code DONE}.
+ * under a lock or, for the negative control, without it. Arguments: port, lock key, counter
+ * key, threads, increments per thread, and the lock: {@code locked}, {@code fair},
+ * {@code write} or {@code unlocked}; or {@code read}, where each thread instead holds the read
+ * lock for 5 ms and records in {@code <counter key>:max} the most readers inside at once.
+ * Prints {@code DONE}.
  */
 public final class CounterWorkerMain {
+
+	private static final org.springframework.data.redis.core.script.RedisScript<Long> RECORD_MAX = org.springframework.data.redis.core.script.RedisScript
+		.of("local v = tonumber(ARGV[1]) if v > tonumber(redis.call('get', KEYS[1]) or '0') then "
+				+ "redis.call('set', KEYS[1], v) end return v", Long.class);
 
 	private CounterWorkerMain() {
 	}
@@ -31,8 +38,16 @@ public final class CounterWorkerMain {
 		String counterKey = args[2];
 		int threads = Integer.parseInt(args[3]);
 		int increments = Integer.parseInt(args[4]);
-		boolean locked = "locked".equals(args[5]);
-		DistLock lock = registry.obtain(args[1]);
+		String mode = args[5];
+		DistLock lock = switch (mode) {
+			case "locked" -> registry.obtain(args[1]);
+			case "fair" -> registry.obtainFair(args[1]);
+			case "write" -> registry.obtainReadWrite(args[1]).writeLock();
+			case "read" -> registry.obtainReadWrite(args[1]).readLock();
+			default -> null;
+		};
+		boolean locked = lock != null;
+		boolean reading = "read".equals(mode);
 		List<Thread> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
 			Thread worker = new Thread(() -> {
@@ -41,9 +56,17 @@ public final class CounterWorkerMain {
 						lock.lock();
 					}
 					try {
-						String value = redis.opsForValue().get(counterKey);
-						sleep(Duration.ofMillis(1));
-						redis.opsForValue().set(counterKey, Integer.toString(Integer.parseInt(value) + 1));
+						if (reading) {
+							Long inside = redis.opsForValue().increment(counterKey + ":inside");
+							redis.execute(RECORD_MAX, java.util.List.of(counterKey + ":max"), Long.toString(inside));
+							sleep(Duration.ofMillis(5));
+							redis.opsForValue().decrement(counterKey + ":inside");
+						}
+						else {
+							String value = redis.opsForValue().get(counterKey);
+							sleep(Duration.ofMillis(1));
+							redis.opsForValue().set(counterKey, Integer.toString(Integer.parseInt(value) + 1));
+						}
 					}
 					finally {
 						if (locked) {
