@@ -13,13 +13,15 @@ import io.micrometer.core.instrument.Timer;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
+import io.distlock.core.LockReplicationException;
 
 /**
  * Records the life of every grant as Micrometer meters. Every meter carries the tag
  * {@code lock.name}, the bounded logical name, never the evaluated key.
  * <ul>
- * <li>{@code distlock.acquire} (timer, {@code outcome}: acquired, timeout, error): time to
- * acquire, waiting included;</li>
+ * <li>{@code distlock.acquire} (timer, {@code outcome}: acquired, timeout, error, unreplicated):
+ * time to acquire, waiting included; {@code unreplicated} when replicas did not acknowledge the
+ * grant in time;</li>
  * <li>{@code distlock.held} (timer): how long locks were held;</li>
  * <li>{@code distlock.active} (long-task timer): locks held now, and for how long;</li>
  * <li>{@code distlock.renewal} (counter, {@code outcome}: renewed, failed): watchdog
@@ -58,7 +60,19 @@ public class MicrometerLockListener implements LockListener {
 
 	@Override
 	public void onNotAcquired(String name, String key, Duration waited, Throwable failure) {
-		acquireTimer(name, (failure != null) ? "error" : "timeout").record(waited);
+		acquireTimer(name, outcome(failure)).record(waited);
+	}
+
+	private static String outcome(Throwable failure) {
+		if (failure == null) {
+			return "timeout";
+		}
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof LockReplicationException) {
+				return "unreplicated";
+			}
+		}
+		return "error";
 	}
 
 	@Override

@@ -50,6 +50,14 @@ final class LuaScript {
 		}
 	}
 
+	/**
+	 * Queue the script with its full body in an open pipeline: a pipeline cannot fall back on
+	 * {@code NOSCRIPT}, so it does not go by SHA.
+	 */
+	void runInPipeline(RedisConnection connection, int numKeys, byte[]... keysAndArgs) {
+		connection.scriptingCommands().eval(this.body, this.returnType, numKeys, keysAndArgs);
+	}
+
 	private static boolean isNoScript(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();

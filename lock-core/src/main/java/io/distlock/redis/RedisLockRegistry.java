@@ -59,7 +59,8 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 	}
 
 	private RedisLockRegistry(Builder builder, RedisLockKeys keys) {
-		super(new RedisLockStore(builder.connectionFactory, keys, builder.fenceRetentionTime), builder.settings());
+		super(new RedisLockStore(builder.connectionFactory, keys, builder.fenceRetentionTime, builder.replicas,
+				builder.replicaTimeout), builder.settings());
 		this.keyPrefix = keys.prefix();
 	}
 
@@ -102,6 +103,10 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 		private LockListener listener = LockListener.NONE;
 
 		private String instanceId;
+
+		private int replicas;
+
+		private Duration replicaTimeout = Duration.ofMillis(100);
 
 		private Builder(RedisConnectionFactory connectionFactory) {
 			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
@@ -189,6 +194,27 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 		 */
 		public Builder instanceId(String instanceId) {
 			this.instanceId = instanceId;
+			return this;
+		}
+
+		/**
+		 * Require every grant to be acknowledged by replicas before it counts ({@code WAIT}); a
+		 * grant they do not acknowledge in time is given back and the acquisition fails with a
+		 * {@link io.distlock.core.LockReplicationException} as cause. Narrows, but does not
+		 * close, the failover hole: {@code WAIT} does not make Redis strongly consistent.
+		 * @param replicas how many replicas must acknowledge, zero to not wait (the default)
+		 * @param timeout how long to wait for them
+		 * @return this builder
+		 */
+		public Builder replicaAcknowledgement(int replicas, Duration timeout) {
+			if (replicas < 0) {
+				throw new LockConfigurationException("replicas must not be negative but was '" + replicas + "'");
+			}
+			if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+				throw new LockConfigurationException("replica timeout must be positive but was '" + timeout + "'");
+			}
+			this.replicas = replicas;
+			this.replicaTimeout = timeout;
 			return this;
 		}
 

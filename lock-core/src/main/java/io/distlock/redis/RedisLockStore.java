@@ -30,13 +30,18 @@ final class RedisLockStore implements LockStore {
 
 	private final ReleaseSubscription subscription;
 
+	/** Loaded only when enabled: it needs the Lettuce driver. */
+	private final ReplicaAcknowledgement replicaAcknowledgement;
+
 	private volatile Boolean cluster;
 
-	RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockKeys keys, Duration fenceRetentionTime) {
+	RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockKeys keys, Duration fenceRetentionTime,
+			int replicas, Duration replicaTimeout) {
 		this.connectionFactory = connectionFactory;
 		this.keys = keys;
 		this.fenceRetentionMillis = leaseMillis(fenceRetentionTime);
 		this.subscription = new ReleaseSubscription(connectionFactory, keys.channel());
+		this.replicaAcknowledgement = (replicas > 0) ? new ReplicaAcknowledgement(replicas, replicaTimeout) : null;
 	}
 
 	@Override
@@ -47,16 +52,33 @@ final class RedisLockStore implements LockStore {
 	@Override
 	public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
 		byte[][] args = { bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime) };
+		LuaScript script;
+		byte[][] keysAndArgs;
+		switch (mode) {
+			case EXCLUSIVE -> {
+				script = RedisLockScripts.ACQUIRE;
+				keysAndArgs = keysAndArgs(args, this.keys.lock(key), this.keys.fence(key), this.keys.waiting(key));
+			}
+			case FAIR -> {
+				script = RedisLockScripts.FAIR_ACQUIRE;
+				keysAndArgs = keysAndArgs(args, this.keys.lock(key), this.keys.fence(key), this.keys.waiting(key),
+						this.keys.queue(key), this.keys.queueDeadlines(key));
+			}
+			case WRITE -> {
+				script = RedisLockScripts.WRITE_ACQUIRE;
+				keysAndArgs = keysAndArgs(args, readWriteKeys(key));
+			}
+			default -> {
+				script = RedisLockScripts.READ_ACQUIRE;
+				keysAndArgs = keysAndArgs(args, readWriteKeys(key));
+			}
+		}
+		int numKeys = keysAndArgs.length - args.length;
 		List<Object> reply;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			reply = switch (mode) {
-				case EXCLUSIVE -> RedisLockScripts.ACQUIRE.run(connection, 3,
-						keysAndArgs(args, this.keys.lock(key), this.keys.fence(key), this.keys.waiting(key)));
-				case FAIR -> RedisLockScripts.FAIR_ACQUIRE.run(connection, 5, keysAndArgs(args, this.keys.lock(key),
-						this.keys.fence(key), this.keys.waiting(key), this.keys.queue(key), this.keys.queueDeadlines(key)));
-				case WRITE -> RedisLockScripts.WRITE_ACQUIRE.run(connection, 5, keysAndArgs(args, readWriteKeys(key)));
-				case READ -> RedisLockScripts.READ_ACQUIRE.run(connection, 5, keysAndArgs(args, readWriteKeys(key)));
-			};
+			reply = (this.replicaAcknowledgement != null)
+					? this.replicaAcknowledgement.acquire(connection, script, numKeys, keysAndArgs, key)
+					: script.run(connection, numKeys, keysAndArgs);
 		}
 		if (reply == null || reply.size() != 2) {
 			throw new IllegalStateException("Unexpected reply from the " + mode + " acquire script: " + reply);

@@ -1,0 +1,70 @@
+package io.distlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.connection.RedisConnection;
+
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockReplicationException;
+
+/**
+ * Makes a grant count only once enough replicas acknowledge it: the acquire script and
+ * {@code WAIT} run in one pipeline, which Spring Data runs on a dedicated connection.
+ * {@code WAIT} blocks its connection and counts that connection's writes, so it must neither
+ * stall the shared connection nor count other clients' writes. Needs the Lettuce driver.
+ */
+final class ReplicaAcknowledgement {
+
+	private final int replicas;
+
+	private final Duration timeout;
+
+	ReplicaAcknowledgement(int replicas, Duration timeout) {
+		this.replicas = replicas;
+		this.timeout = timeout;
+	}
+
+	/**
+	 * Run an acquire script and wait for its grant to reach the replicas.
+	 * @throws LockReplicationException if fewer replicas than required acknowledged a grant
+	 */
+	List<Object> acquire(RedisConnection connection, LuaScript script, int numKeys, byte[][] keysAndArgs,
+			String key) {
+		connection.openPipeline();
+		script.runInPipeline(connection, numKeys, keysAndArgs);
+		// In a pipeline the native connection is the dedicated one the script went to.
+		if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+			connection.closePipeline();
+			throw new LockConfigurationException("Replica acknowledgement needs the Lettuce driver");
+		}
+		RedisFuture<Long> acknowledgements = commands.waitForReplication(this.replicas, this.timeout.toMillis());
+		@SuppressWarnings("unchecked")
+		List<Object> reply = (List<Object>) connection.closePipeline().get(0);
+		long acknowledged;
+		try {
+			acknowledged = acknowledgements.get(this.timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockReplicationException(
+					"Interrupted while waiting for replicas to acknowledge lock for key '" + key + "'");
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new LockReplicationException("Replicas did not answer for lock for key '" + key + "': " + ex);
+		}
+		if (((Number) reply.get(0)).longValue() == 1 && acknowledged < this.replicas) {
+			throw new LockReplicationException("Lock for key '" + key + "' was acknowledged by " + acknowledged
+					+ " of " + this.replicas + " required replicas within " + this.timeout.toMillis()
+					+ "ms; a failover could lose it");
+		}
+		return reply;
+	}
+
+}
