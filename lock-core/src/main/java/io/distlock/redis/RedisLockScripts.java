@@ -274,6 +274,29 @@ final class RedisLockScripts {
 			return renewed
 			""", ReturnType.MULTI);
 
+	/**
+	 * Extend every listed lock its owner holds, and re-create a missing one (a Redlock node that
+	 * restarted empty); never touch a lock another owner holds.
+	 * <p>
+	 * KEYS: locks. ARGV: lease ms, then one owner per key. Returns one 1 or 0 per key.
+	 */
+	static final LuaScript RENEW_OR_RECREATE = new LuaScript("renew-or-recreate", """
+			local renewed = {}
+			for i = 1, #KEYS do
+			  local owner = redis.call('get', KEYS[i])
+			  if owner == ARGV[i + 1] then
+			    redis.call('pexpire', KEYS[i], ARGV[1])
+			    renewed[i] = 1
+			  elseif not owner then
+			    redis.call('set', KEYS[i], ARGV[i + 1], 'PX', ARGV[1])
+			    renewed[i] = 1
+			  else
+			    renewed[i] = 0
+			  end
+			end
+			return renewed
+			""", ReturnType.MULTI);
+
 	private RedisLockScripts() {
 	}
 

@@ -18,9 +18,10 @@ import io.distlock.engine.LockStore;
 
 /**
  * A {@link LockStore} on one Redis deployment: every operation is one script, run by SHA over
- * the application's {@link RedisConnectionFactory} (one round trip each).
+ * the application's {@link RedisConnectionFactory} (one round trip each). Used by
+ * {@link RedisLockRegistry}, and once per node by {@code RedlockRegistry}.
  */
-final class RedisLockStore implements LockStore {
+public final class RedisLockStore implements LockStore {
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -34,6 +35,19 @@ final class RedisLockStore implements LockStore {
 	private final ReplicaAcknowledgement replicaAcknowledgement;
 
 	private volatile Boolean cluster;
+
+	/**
+	 * Create a store on one Redis node, for {@code RedlockRegistry}.
+	 * @param connectionFactory the node's connection factory
+	 * @param keyPrefix the prefix of every key
+	 * @param fenceRetentionTime how long the last fencing token of a key is kept
+	 * @return the store
+	 */
+	public static RedisLockStore forNode(RedisConnectionFactory connectionFactory, String keyPrefix,
+			Duration fenceRetentionTime) {
+		return new RedisLockStore(connectionFactory, new RedisLockKeys(keyPrefix), fenceRetentionTime, 0,
+				Duration.ofMillis(1));
+	}
 
 	RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockKeys keys, Duration fenceRetentionTime,
 			int replicas, Duration replicaTimeout) {
@@ -151,6 +165,31 @@ final class RedisLockStore implements LockStore {
 		System.arraycopy(keys, 0, all, 0, keys.length);
 		System.arraycopy(args, 0, all, keys.length, args.length);
 		return all;
+	}
+
+	/**
+	 * Extend exclusive grants, and re-create one whose key is missing (the node restarted empty
+	 * while the lock was held), never one that another owner holds. For Redlock, where a grant
+	 * counts while a quorum of nodes hold it.
+	 * @param grants the exclusive grants
+	 * @param leaseTime the new lease of each grant
+	 * @return for each grant, whether this node holds it now
+	 */
+	public boolean[] renewOrRecreate(List<HeldKey> grants, Duration leaseTime) {
+		boolean[] renewed = new boolean[grants.size()];
+		byte[][] keysAndArgs = new byte[grants.size() * 2 + 1][];
+		for (int i = 0; i < grants.size(); i++) {
+			keysAndArgs[i] = this.keys.lock(grants.get(i).key());
+			keysAndArgs[grants.size() + 1 + i] = bytes(grants.get(i).owner());
+		}
+		keysAndArgs[grants.size()] = leaseMillis(leaseTime);
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			List<Object> reply = RedisLockScripts.RENEW_OR_RECREATE.run(connection, grants.size(), keysAndArgs);
+			for (int i = 0; i < grants.size(); i++) {
+				renewed[i] = ((Number) reply.get(i)).longValue() == 1;
+			}
+		}
+		return renewed;
 	}
 
 	@Override

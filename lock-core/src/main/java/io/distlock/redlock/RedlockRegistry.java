@@ -1,0 +1,409 @@
+package io.distlock.redlock;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisPassword;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.DistReadWriteLock;
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockListener;
+import io.distlock.core.WaitStrategy;
+import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.engine.RegistrySettings;
+import io.distlock.redis.RedisLockRegistry;
+import io.distlock.redis.RedisLockStore;
+
+/**
+ * A {@link io.distlock.core.LockRegistry} over N independent Redis nodes (Redlock): a lock is
+ * held while a quorum ({@code N/2 + 1}) of nodes hold it. Acquisition asks every node in
+ * parallel with a per-node timeout; the grant's validity is
+ * {@code lease - elapsed - (driftFactor * lease + 2 ms)} and a grant with less than the minimum
+ * validity is given back; a failed attempt is given back on every node and retried after a
+ * random delay, so that clients do not split votes in lockstep. Renewal needs a quorum and
+ * re-creates the key on a node that restarted empty; losing the quorum is signalled as a loss.
+ * <p>
+ * Redlock tolerates the failure of a minority of nodes, not a clock jump or an unpersisted
+ * restart of a node in the quorum (Kleppmann): keep node restarts delayed beyond the lease, and
+ * fence the resource. Exclusive locks and multi-locks only.
+ */
+public class RedlockRegistry extends AbstractLockRegistry {
+
+	/** The default time one node may take to answer. */
+	public static final Duration DEFAULT_PER_NODE_TIMEOUT = Duration.ofMillis(100);
+
+	private static final AtomicInteger registries = new AtomicInteger();
+
+	private final int nodes;
+
+	private final ExecutorService executor;
+
+	private final List<LettuceConnectionFactory> ownedFactories;
+
+	private RedlockRegistry(Builder builder, ExecutorService executor) {
+		super(new RedlockStore(builder.stores(), builder.perNodeTimeout, executor), builder.settings());
+		this.nodes = builder.nodes.size();
+		this.executor = executor;
+		this.ownedFactories = List.copyOf(builder.ownedFactories);
+	}
+
+	/**
+	 * Start building a registry over the given nodes' connection factories. Give each a command
+	 * timeout no longer than the per-node timeout.
+	 * @param nodes one connection factory per independent Redis node
+	 * @return a builder
+	 */
+	public static Builder builder(List<? extends RedisConnectionFactory> nodes) {
+		return new Builder(new ArrayList<>(nodes), List.of());
+	}
+
+	/**
+	 * Start building a registry over nodes given as Redis URIs ({@code redis://[:password@]host:port[/db]}).
+	 * The registry creates their connections, with the per-node timeout as command timeout, and
+	 * closes them when it is closed.
+	 * @param uris one URI per independent Redis node
+	 * @return a builder
+	 */
+	public static Builder builderForUris(List<String> uris) {
+		return new Builder(new ArrayList<>(), List.copyOf(uris));
+	}
+
+	/**
+	 * Return how many nodes the registry uses.
+	 * @return the number of nodes
+	 */
+	public int getNodeCount() {
+		return this.nodes;
+	}
+
+	/**
+	 * Return how many nodes must agree.
+	 * @return the quorum
+	 */
+	public int getQuorum() {
+		return this.nodes / 2 + 1;
+	}
+
+	/**
+	 * Not supported by Redlock.
+	 * @throws LockConfigurationException always
+	 */
+	@Override
+	public DistLock obtainFair(String key) {
+		throw new LockConfigurationException("RedlockRegistry does not offer fair locks; use RedisLockRegistry");
+	}
+
+	/**
+	 * Not supported by Redlock.
+	 * @throws LockConfigurationException always
+	 */
+	@Override
+	public DistReadWriteLock obtainReadWrite(String key) {
+		throw new LockConfigurationException("RedlockRegistry does not offer read/write locks; use RedisLockRegistry");
+	}
+
+	@Override
+	public void close() {
+		super.close();
+		this.executor.shutdownNow();
+		this.ownedFactories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	/**
+	 * Builds a {@link RedlockRegistry}. Every option has a safe default.
+	 */
+	public static final class Builder {
+
+		private final List<RedisConnectionFactory> nodes;
+
+		private final List<String> uris;
+
+		private final List<LettuceConnectionFactory> ownedFactories = new ArrayList<>();
+
+		private String keyPrefix = RedisLockRegistry.DEFAULT_KEY_PREFIX;
+
+		private Duration leaseTime = RegistrySettings.DEFAULT_LEASE_TIME;
+
+		private Duration renewalInterval;
+
+		private WaitStrategy waitStrategy = WaitStrategy.PUB_SUB;
+
+		private Duration retryInterval;
+
+		private Duration fenceRetentionTime = RedisLockRegistry.DEFAULT_FENCE_RETENTION_TIME;
+
+		private LockListener listener = LockListener.NONE;
+
+		private String instanceId;
+
+		private Duration perNodeTimeout = DEFAULT_PER_NODE_TIMEOUT;
+
+		private double driftFactor = RegistrySettings.DEFAULT_DRIFT_FACTOR;
+
+		private Duration minValidity = Duration.ZERO;
+
+		private Builder(List<RedisConnectionFactory> nodes, List<String> uris) {
+			this.nodes = nodes;
+			this.uris = uris;
+		}
+
+		/**
+		 * Set the prefix of every Redis key; it must not contain '{' or '}'.
+		 * @param keyPrefix the prefix, default {@code distlock:}
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+			return this;
+		}
+
+		/**
+		 * Set the lease of a grant without a fixed lease time, renewed while held.
+		 * @param leaseTime the lease, default 30 s
+		 * @return this builder
+		 */
+		public Builder leaseTime(Duration leaseTime) {
+			this.leaseTime = leaseTime;
+			return this;
+		}
+
+		/**
+		 * Set how often the watchdog renews a held grant; at most half the lease.
+		 * @param renewalInterval the interval, default a third of the lease
+		 * @return this builder
+		 */
+		public Builder renewalInterval(Duration renewalInterval) {
+			this.renewalInterval = renewalInterval;
+			return this;
+		}
+
+		/**
+		 * Set how a waiter learns that a lock was released.
+		 * @param waitStrategy the strategy, default {@link WaitStrategy#PUB_SUB}
+		 * @return this builder
+		 */
+		public Builder waitStrategy(WaitStrategy waitStrategy) {
+			this.waitStrategy = waitStrategy;
+			return this;
+		}
+
+		/**
+		 * Set the longest random pause between two attempts of a waiter.
+		 * @param retryInterval the interval, default 1 s with pub/sub and 100 ms when polling
+		 * @return this builder
+		 */
+		public Builder retryInterval(Duration retryInterval) {
+			this.retryInterval = retryInterval;
+			return this;
+		}
+
+		/**
+		 * Set how long the last fencing token of a key is kept on each node.
+		 * @param fenceRetentionTime the retention, default 10 minutes
+		 * @return this builder
+		 */
+		public Builder fenceRetentionTime(Duration fenceRetentionTime) {
+			this.fenceRetentionTime = fenceRetentionTime;
+			return this;
+		}
+
+		/**
+		 * Set the listener told about every grant.
+		 * @param listener the listener, default none
+		 * @return this builder
+		 */
+		public Builder listener(LockListener listener) {
+			this.listener = Objects.requireNonNull(listener, "listener must not be null");
+			return this;
+		}
+
+		/**
+		 * Set the id that starts every owner value this registry writes.
+		 * @param instanceId the id, default the process id and a random part
+		 * @return this builder
+		 */
+		public Builder instanceId(String instanceId) {
+			this.instanceId = instanceId;
+			return this;
+		}
+
+		/**
+		 * Set how long one node may take to answer; the attempt is parallel, so a stopped node
+		 * costs this once.
+		 * @param perNodeTimeout the timeout, default 100 ms
+		 * @return this builder
+		 */
+		public Builder perNodeTimeout(Duration perNodeTimeout) {
+			this.perNodeTimeout = perNodeTimeout;
+			return this;
+		}
+
+		/**
+		 * Set the share of a lease kept back for clock drift between the nodes and this process.
+		 * @param driftFactor the drift factor, in (0, 0.1], default 0.01
+		 * @return this builder
+		 */
+		public Builder driftFactor(double driftFactor) {
+			this.driftFactor = driftFactor;
+			return this;
+		}
+
+		/**
+		 * Set the shortest validity a fresh grant may have; a grant whose quorum took so long
+		 * that less is left is given back and retried.
+		 * @param minValidity the minimum validity, default zero
+		 * @return this builder
+		 */
+		public Builder minValidity(Duration minValidity) {
+			this.minValidity = minValidity;
+			return this;
+		}
+
+		/**
+		 * Build the registry.
+		 * @return the registry
+		 * @throws LockConfigurationException naming the option that is invalid
+		 */
+		public RedlockRegistry build() {
+			validate();
+			int id = registries.incrementAndGet();
+			AtomicInteger threads = new AtomicInteger();
+			ExecutorService executor = Executors.newCachedThreadPool((runnable) -> {
+				Thread thread = new Thread(runnable, "distlock-redlock-" + id + "-" + threads.incrementAndGet());
+				thread.setDaemon(true);
+				return thread;
+			});
+			try {
+				return new RedlockRegistry(this, executor);
+			}
+			catch (RuntimeException ex) {
+				executor.shutdownNow();
+				this.ownedFactories.forEach(LettuceConnectionFactory::destroy);
+				throw ex;
+			}
+		}
+
+		private void validate() {
+			if (this.perNodeTimeout == null || this.perNodeTimeout.isNegative() || this.perNodeTimeout.isZero()) {
+				throw new LockConfigurationException(
+						"perNodeTimeout must be positive but was '" + this.perNodeTimeout + "'");
+			}
+			if (!(this.driftFactor > 0 && this.driftFactor <= 0.1)) {
+				throw new LockConfigurationException("driftFactor must be in (0, 0.1] but was '" + this.driftFactor + "'");
+			}
+			Duration needed = this.perNodeTimeout.plus(RegistrySettings.driftMargin(this.leaseTime, this.driftFactor))
+				.plus(this.minValidity);
+			if (this.leaseTime == null || this.leaseTime.compareTo(needed) <= 0) {
+				throw new LockConfigurationException("leaseTime '" + this.leaseTime + "' must be longer than "
+						+ "perNodeTimeout + drift + minValidity ('" + needed + "'), or no grant could ever be valid");
+			}
+			if (!this.uris.isEmpty()) {
+				createFactories();
+			}
+			if (this.nodes.isEmpty()) {
+				throw new LockConfigurationException("Redlock needs at least one node");
+			}
+			Set<String> seen = new HashSet<>();
+			for (RedisConnectionFactory node : this.nodes) {
+				String address = address(node);
+				if (address != null && !seen.add(address)) {
+					throw new LockConfigurationException("Redlock node '" + address + "' is listed twice; "
+							+ "the nodes must be independent");
+				}
+			}
+		}
+
+		private void createFactories() {
+			Set<String> seen = new HashSet<>();
+			for (String uri : this.uris) {
+				RedisStandaloneConfiguration configuration = nodeConfiguration(uri);
+				String address = configuration.getHostName() + ":" + configuration.getPort();
+				if (!seen.add(address)) {
+					throw new LockConfigurationException(
+							"Redlock node '" + address + "' is listed twice; the nodes must be independent");
+				}
+				LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+						LettuceClientConfiguration.builder().commandTimeout(this.perNodeTimeout).build());
+				// Connect now: a first connection can take longer than a short per-node timeout.
+				factory.setEagerInitialization(true);
+				factory.afterPropertiesSet();
+				factory.start();
+				this.ownedFactories.add(factory);
+				this.nodes.add(factory);
+			}
+		}
+
+		/**
+		 * Read {@code redis://[[user]:password@]host[:port][/database]}.
+		 */
+		private static RedisStandaloneConfiguration nodeConfiguration(String uri) {
+			URI parsed;
+			try {
+				parsed = new URI(uri.trim());
+			}
+			catch (URISyntaxException ex) {
+				throw new LockConfigurationException("Redlock node '" + uri + "' is not a Redis URI", ex);
+			}
+			if (!"redis".equals(parsed.getScheme()) || parsed.getHost() == null) {
+				throw new LockConfigurationException(
+						"Redlock node '" + uri + "' is not a redis://host:port URI");
+			}
+			RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(parsed.getHost(),
+					(parsed.getPort() > 0) ? parsed.getPort() : 6379);
+			String path = parsed.getPath();
+			if (path != null && path.length() > 1) {
+				configuration.setDatabase(Integer.parseInt(path.substring(1)));
+			}
+			String userInfo = parsed.getUserInfo();
+			if (userInfo != null) {
+				int colon = userInfo.indexOf(':');
+				if (colon > 0) {
+					configuration.setUsername(userInfo.substring(0, colon));
+				}
+				configuration.setPassword(RedisPassword.of(userInfo.substring(colon + 1)));
+			}
+			return configuration;
+		}
+
+		private static String address(RedisConnectionFactory node) {
+			if (node instanceof LettuceConnectionFactory lettuce && lettuce.getClusterConfiguration() == null) {
+				return lettuce.getHostName() + ":" + lettuce.getPort();
+			}
+			return null;
+		}
+
+		private List<RedisLockStore> stores() {
+			List<RedisLockStore> stores = new ArrayList<>();
+			for (RedisConnectionFactory node : this.nodes) {
+				stores.add(RedisLockStore.forNode(node, this.keyPrefix, this.fenceRetentionTime));
+			}
+			return stores;
+		}
+
+		private RegistrySettings settings() {
+			Duration renewal = (this.renewalInterval != null) ? this.renewalInterval
+					: RegistrySettings.defaultRenewalInterval(this.leaseTime);
+			Duration retry = (this.retryInterval != null) ? this.retryInterval
+					: RegistrySettings.defaultRetryInterval(this.waitStrategy);
+			String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
+			return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id,
+					this.driftFactor, this.minValidity);
+		}
+
+	}
+
+}

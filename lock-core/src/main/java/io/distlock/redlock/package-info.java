@@ -1,0 +1,4 @@
+/**
+ * Redlock: one lock over several independent Redis nodes, granted by a quorum.
+ */
+package io.distlock.redlock;

@@ -1,0 +1,250 @@
+package io.distlock.redlock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockLease;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redlock over five real {@code redis-server} processes: a grant needs a quorum, every subset of
+ * stopped or taken nodes is tried, renewal needs a quorum, and a node that restarted empty gets
+ * the key back.
+ */
+@Timeout(180)
+class RedlockIntegrationTests {
+
+	private static final Duration PER_NODE_TIMEOUT = Duration.ofMillis(100);
+
+	private static final List<RedisServer> servers = new ArrayList<>();
+
+	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private final List<RedlockRegistry> registries = new ArrayList<>();
+
+	@BeforeAll
+	static void startFiveNodes() {
+		for (int i = 0; i < 5; i++) {
+			RedisServer server = RedisServer.start();
+			servers.add(server);
+			factories.add(server.newConnectionFactory(PER_NODE_TIMEOUT));
+		}
+	}
+
+	@AfterAll
+	static void stopNodes() {
+		factories.forEach(LettuceConnectionFactory::destroy);
+		servers.forEach(RedisServer::close);
+	}
+
+	@AfterEach
+	void closeRegistries() {
+		this.registries.forEach(RedlockRegistry::close);
+		for (RedisServer server : servers) {
+			if (server.isPaused()) {
+				server.resume();
+			}
+			if (!server.isRunning()) {
+				server.restart();
+			}
+		}
+	}
+
+	@ParameterizedTest(name = "N = {0}")
+	@ValueSource(ints = { 3, 5 })
+	void acquiresIfAndOnlyIfAQuorumOfNodesIsFree(int n) throws Exception {
+		RedlockRegistry registry = registry(n, Duration.ofSeconds(2));
+		// Warm every node's connection and scripts, so that no case pays for a first connection.
+		registry.acquire("warm-up:" + UUID.randomUUID(), Duration.ZERO).release();
+		int quorum = n / 2 + 1;
+		int checked = 0;
+		for (int mask = 0; mask < (1 << n); mask++) {
+			int unavailable = Integer.bitCount(mask);
+			boolean expected = n - unavailable >= quorum;
+			for (boolean stop : new boolean[] { true, false }) {
+				String key = "quorum:" + UUID.randomUUID();
+				applyFault(mask, n, key, stop);
+				long start = System.nanoTime();
+				Optional<LockLease> lease;
+				try {
+					lease = registry.tryAcquire(key, Duration.ZERO);
+				}
+				catch (LockAcquisitionException ex) {
+					// Too few nodes answered to decide: not acquired.
+					lease = Optional.empty();
+				}
+				long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+				String caseName = "N=" + n + " mask=" + Integer.toBinaryString(mask) + (stop ? " stopped" : " taken");
+				assertThat(lease.isPresent()).as(caseName).isEqualTo(expected);
+				if (stop && unavailable > 0) {
+					// Parallel: the stopped nodes cost the per-node timeout once, not each.
+					assertThat(tookMillis).as(caseName + " latency").isLessThan(PER_NODE_TIMEOUT.toMillis() + 400);
+				}
+				lease.ifPresent(LockLease::release);
+				clearFault(mask, n, stop);
+				if (!expected) {
+					for (int node = 0; node < n; node++) {
+						RedisServer server = servers.get(node);
+						// A node that answered late is given back in the background: allow for it.
+						await().atMost(Duration.ofSeconds(2))
+							.untilAsserted(() -> assertThat(server.template().opsForValue().get("distlock:{" + key + "}"))
+								.as(caseName + ": none of our keys left")
+								.isIn(null, "foreign"));
+					}
+				}
+				checked++;
+			}
+		}
+		assertThat(checked).isEqualTo(2 * (1 << n));
+	}
+
+	@Test
+	void renewalNeedsAQuorumAndLosingItIsSignalled() throws Exception {
+		RedlockRegistry registry = registry(3, Duration.ofSeconds(1));
+		String key = "renew:" + UUID.randomUUID();
+		LockLease lease = registry.acquire(key, Duration.ZERO);
+		AtomicInteger lost = new AtomicInteger();
+		CompletableFuture<Long> lostAt = new CompletableFuture<>();
+		lease.onLost((ex) -> {
+			lost.incrementAndGet();
+			lostAt.complete(System.nanoTime());
+		});
+		servers.get(2).pause();
+		Thread.sleep(3_000);
+		assertThat(lease.isValid()).as("valid with one node of three stopped").isTrue();
+		assertThat(lost).hasValue(0);
+		long stoppedAt = System.nanoTime();
+		servers.get(1).pause();
+		long detectedMillis = TimeUnit.NANOSECONDS.toMillis(lostAt.get(5, TimeUnit.SECONDS) - stoppedAt);
+		assertThat(detectedMillis).isLessThanOrEqualTo(1_000 + 250);
+		servers.get(1).resume();
+		servers.get(2).resume();
+	}
+
+	@Test
+	void aNodeThatRestartedEmptyGetsTheKeyBackAtTheNextRenewal() throws Exception {
+		RedlockRegistry registry = registry(3, Duration.ofSeconds(1));
+		String key = "recreate:" + UUID.randomUUID();
+		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
+			RedisServer node = servers.get(0);
+			node.kill();
+			node.restart();
+			assertThat(node.template().hasKey("distlock:{" + key + "}")).isFalse();
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+			while (!Boolean.TRUE.equals(node.template().hasKey("distlock:{" + key + "}"))
+					&& System.nanoTime() < deadline) {
+				Thread.sleep(50);
+			}
+			assertThat(node.template().hasKey("distlock:{" + key + "}")).isTrue();
+			assertThat(lease.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void fencingTokensGrowAcrossGrants() {
+		RedlockRegistry registry = registry(5, Duration.ofSeconds(2));
+		String key = "tokens:" + UUID.randomUUID();
+		long previous = 0;
+		for (int i = 0; i < 20; i++) {
+			try (LockLease lease = registry.acquire(key, Duration.ofSeconds(2))) {
+				assertThat(lease.fencingToken()).isGreaterThan(previous);
+				previous = lease.fencingToken();
+			}
+		}
+	}
+
+	@Test
+	void invalidConfigurationsAreRefusedNamingTheOption() {
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedlockRegistry.builder(List.of()).build())
+			.withMessage("Redlock needs at least one node");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedlockRegistry.builder(List.of(factories.get(0), factories.get(0))).build())
+			.withMessageContaining("is listed twice");
+		String uri = "redis://127.0.0.1:" + servers.get(0).port();
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedlockRegistry.builderForUris(List.of(uri, uri + "/0")).build())
+			.withMessageContaining("is listed twice");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedlockRegistry.builder(factories.subList(0, 3)).driftFactor(0.5).build())
+			.withMessage("driftFactor must be in (0, 0.1] but was '0.5'");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedlockRegistry.builder(factories.subList(0, 3))
+				.leaseTime(Duration.ofMillis(100))
+				.perNodeTimeout(Duration.ofMillis(100))
+				.build())
+			.withMessageContaining("must be longer than perNodeTimeout + drift + minValidity");
+		Throwable fair = catchThrowable(() -> registry(3, Duration.ofSeconds(2)).obtainFair("x"));
+		assertThat(fair).isInstanceOf(LockConfigurationException.class);
+	}
+
+	@Test
+	void nodesGivenAsUrisWork() {
+		List<String> uris = servers.subList(0, 3)
+			.stream()
+			.map((server) -> "redis://" + server.host() + ":" + server.port())
+			.toList();
+		try (RedlockRegistry registry = RedlockRegistry.builderForUris(uris).build()) {
+			assertThat(registry.getQuorum()).isEqualTo(2);
+			registry.acquire("uris:" + UUID.randomUUID(), Duration.ZERO).release();
+		}
+	}
+
+	private RedlockRegistry registry(int n, Duration leaseTime) {
+		RedlockRegistry registry = RedlockRegistry.builder(factories.subList(0, n))
+			.perNodeTimeout(PER_NODE_TIMEOUT)
+			.leaseTime(leaseTime)
+			.build();
+		this.registries.add(registry);
+		return registry;
+	}
+
+	private static void applyFault(int mask, int n, String key, boolean stop) {
+		for (int node = 0; node < n; node++) {
+			if ((mask & (1 << node)) != 0) {
+				if (stop) {
+					servers.get(node).pause();
+				}
+				else {
+					servers.get(node).template().opsForValue().set("distlock:{" + key + "}", "foreign",
+							Duration.ofSeconds(10));
+				}
+			}
+		}
+	}
+
+	private static void clearFault(int mask, int n, boolean stop) {
+		if (!stop) {
+			return;
+		}
+		for (int node = 0; node < n; node++) {
+			if ((mask & (1 << node)) != 0) {
+				servers.get(node).resume();
+			}
+		}
+	}
+
+}
