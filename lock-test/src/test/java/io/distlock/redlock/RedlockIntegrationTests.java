@@ -22,6 +22,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
+import io.distlock.test.process.ChildJvm;
+import io.distlock.test.process.CounterWorkerMain;
 import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -174,6 +176,21 @@ class RedlockIntegrationTests {
 				previous = lease.fencingToken();
 			}
 		}
+	}
+
+	@Test
+	void twoJvmsOfFourThreadsKeepTheCounterExactUnderRedlock() throws Exception {
+		String counterKey = "redlock-counter:" + UUID.randomUUID();
+		servers.get(0).template().opsForValue().set(counterKey, "0");
+		String ports = String.join(",", servers.subList(0, 3).stream().map((s) -> Integer.toString(s.port())).toList());
+		String lockKey = "redlock-fuzz:" + UUID.randomUUID();
+		try (ChildJvm first = ChildJvm.start(CounterWorkerMain.class, ports, lockKey, counterKey, "4", "25", "redlock");
+				ChildJvm second = ChildJvm.start(CounterWorkerMain.class, ports, lockKey, counterKey, "4", "25",
+						"redlock")) {
+			first.awaitLine("DONE", 120, TimeUnit.SECONDS);
+			second.awaitLine("DONE", 120, TimeUnit.SECONDS);
+		}
+		assertThat(servers.get(0).template().opsForValue().get(counterKey)).isEqualTo(Integer.toString(2 * 4 * 25));
 	}
 
 	@Test

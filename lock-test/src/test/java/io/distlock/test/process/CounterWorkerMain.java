@@ -9,13 +9,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.distlock.core.DistLock;
+import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.redis.RedisLockRegistry;
+import io.distlock.redlock.RedlockRegistry;
 
 /**
  * A process whose threads increment a non-atomic counter in Redis (read, sleep 1 ms, write),
  * under a lock or, for the negative control, without it. Arguments: port, lock key, counter
  * key, threads, increments per thread, and the lock: {@code locked}, {@code fair},
- * {@code write} or {@code unlocked}; or {@code read}, where each thread instead holds the read
+ * {@code write}, {@code redlock} (the port is then a comma-separated list of nodes) or
+ * {@code unlocked}; or {@code read}, where each thread instead holds the read
  * lock for 5 ms and records in {@code <counter key>:max} the most readers inside at once.
  * Prints {@code DONE}.
  */
@@ -29,18 +32,24 @@ public final class CounterWorkerMain {
 	}
 
 	public static void main(String[] args) throws Exception {
+		// Several comma-separated ports: Redlock over those nodes; the counter lives on the first.
+		String[] ports = args[0].split(",");
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args[0])));
+				new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(ports[0])));
 		factory.afterPropertiesSet();
 		factory.start();
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
-		RedisLockRegistry registry = new RedisLockRegistry(factory);
+		AbstractLockRegistry registry = "redlock".equals(args[5])
+				? RedlockRegistry
+					.builderForUris(java.util.Arrays.stream(ports).map((port) -> "redis://127.0.0.1:" + port).toList())
+					.build()
+				: new RedisLockRegistry(factory);
 		String counterKey = args[2];
 		int threads = Integer.parseInt(args[3]);
 		int increments = Integer.parseInt(args[4]);
 		String mode = args[5];
 		DistLock lock = switch (mode) {
-			case "locked" -> registry.obtain(args[1]);
+			case "locked", "redlock" -> registry.obtain(args[1]);
 			case "fair" -> registry.obtainFair(args[1]);
 			case "write" -> registry.obtainReadWrite(args[1]).writeLock();
 			case "read" -> registry.obtainReadWrite(args[1]).readLock();

@@ -1,0 +1,138 @@
+package io.distlock.cluster;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.DistReadWriteLock;
+import io.distlock.core.LockLease;
+import io.distlock.redis.RedisLockRegistry;
+import io.distlock.test.redis.RedisCluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every lock kind on a real three-master Redis Cluster: each script touches one slot, so nothing
+ * fails with CROSSSLOT, whichever master owns a key; multi-locks span slots; the watchdog renews
+ * locks of many slots; release notifications cross the cluster.
+ */
+@Timeout(120)
+class RedisClusterIntegrationTests {
+
+	private static RedisCluster cluster;
+
+	private final List<RedisLockRegistry> registries = new ArrayList<>();
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3);
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		cluster.close();
+	}
+
+	@AfterEach
+	void closeRegistries() {
+		this.registries.forEach(RedisLockRegistry::close);
+	}
+
+	@Test
+	void locksOnEveryMasterWithoutCrossSlotErrors() {
+		RedisLockRegistry registry = registry(Duration.ofSeconds(30));
+		Set<Integer> masters = new HashSet<>();
+		for (int i = 0; i < 200; i++) {
+			String key = "cluster:" + UUID.randomUUID();
+			masters.add(ClusterSlotHashUtil.calculateSlot("distlock:{" + key + "}") * 3 / 16_384);
+			try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
+				assertThat(lease.fencingToken()).isPositive();
+			}
+		}
+		assertThat(masters).containsExactlyInAnyOrder(0, 1, 2);
+	}
+
+	@Test
+	void fairReadWriteAndMultiLocksWorkAcrossSlots() throws Exception {
+		RedisLockRegistry registry = registry(Duration.ofSeconds(30));
+		DistLock fair = registry.obtainFair("cluster-fair:" + UUID.randomUUID());
+		assertThat(fair.tryLock(Duration.ZERO)).isTrue();
+		fair.unlock();
+		DistReadWriteLock readWrite = registry.obtainReadWrite("cluster-rw:" + UUID.randomUUID());
+		readWrite.readLock().lock();
+		readWrite.readLock().unlock();
+		readWrite.writeLock().lock();
+		readWrite.writeLock().unlock();
+		DistLock multi = registry.obtainMulti("a:" + UUID.randomUUID(), "b:" + UUID.randomUUID(),
+				"c:" + UUID.randomUUID(), "d:" + UUID.randomUUID());
+		assertThat(multi.tryLock(Duration.ofSeconds(1))).isTrue();
+		multi.unlock();
+	}
+
+	@Test
+	void theWatchdogRenewsLocksInManySlots() throws Exception {
+		RedisLockRegistry registry = registry(Duration.ofMillis(600));
+		List<LockLease> leases = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			leases.add(registry.acquire("renew:" + UUID.randomUUID(), Duration.ZERO));
+		}
+		DistReadWriteLock readWrite = registry.obtainReadWrite("renew-read:" + UUID.randomUUID());
+		readWrite.readLock().lock();
+		Thread.sleep(2_000);
+		assertThat(leases).allSatisfy((lease) -> assertThat(lease.isValid()).isTrue());
+		assertThat(readWrite.readLock().isHeldByCurrentThread()).isTrue();
+		readWrite.readLock().unlock();
+		leases.forEach(LockLease::release);
+		assertThat(registry.getLossStatistics().lostCount()).isZero();
+	}
+
+	@Test
+	void aWaiterIsWokenByAReleaseOnAnotherMaster() throws Exception {
+		RedisLockRegistry holder = registry(Duration.ofSeconds(30));
+		RedisLockRegistry waiter = RedisLockRegistry.builder(cluster.connectionFactory())
+			.retryInterval(Duration.ofSeconds(20))
+			.build();
+		this.registries.add(waiter);
+		String key = "cluster-wake:" + UUID.randomUUID();
+		LockLease lease = holder.acquire(key, Duration.ZERO);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<Long> acquiredAt = executor.submit(() -> {
+				try (LockLease next = waiter.acquire(key, Duration.ofSeconds(30))) {
+					return System.nanoTime();
+				}
+			});
+			Thread.sleep(500);
+			long releasedAt = System.nanoTime();
+			lease.release();
+			assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(30, TimeUnit.SECONDS) - releasedAt))
+				.isLessThan(1_000);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private RedisLockRegistry registry(Duration leaseTime) {
+		RedisLockRegistry registry = RedisLockRegistry.builder(cluster.connectionFactory()).leaseTime(leaseTime).build();
+		this.registries.add(registry);
+		return registry;
+	}
+
+}
