@@ -1,6 +1,10 @@
 package io.distlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -8,6 +12,7 @@ import org.springframework.core.Ordered;
 
 import io.distlock.core.WaitStrategy;
 import io.distlock.engine.RegistrySettings;
+import io.distlock.redlock.RedlockRegistry;
 
 /**
  * Configuration properties for distributed locks ({@code distlock.*}). Unknown properties under
@@ -69,6 +74,10 @@ public class DistlockProperties implements InitializingBean {
 	private int aspectOrder = DEFAULT_ASPECT_ORDER;
 
 	private final Metrics metrics = new Metrics();
+
+	private final Redlock redlock = new Redlock();
+
+	private final ReplicaAcknowledgement replicaAcknowledgement = new ReplicaAcknowledgement();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -146,6 +155,14 @@ public class DistlockProperties implements InitializingBean {
 		return this.metrics;
 	}
 
+	public Redlock getRedlock() {
+		return this.redlock;
+	}
+
+	public ReplicaAcknowledgement getReplicaAcknowledgement() {
+		return this.replicaAcknowledgement;
+	}
+
 	/**
 	 * Return the renewal interval in force: the configured one, or a third of the lease time.
 	 * @return the renewal interval
@@ -185,6 +202,13 @@ public class DistlockProperties implements InitializingBean {
 		if (this.waitStrategy == null) {
 			throw new InvalidLockPropertyException("distlock.wait-strategy", null, "must be set");
 		}
+		this.redlock.validate(this.leaseTime);
+		this.replicaAcknowledgement.validate();
+		if (this.redlock.isEnabled() && this.replicaAcknowledgement.getReplicas() > 0) {
+			throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas",
+					this.replicaAcknowledgement.getReplicas(),
+					"cannot be combined with distlock.redlock.nodes: Redlock nodes are independent primaries");
+		}
 	}
 
 	private static void requirePositive(String property, Duration value) {
@@ -197,6 +221,145 @@ public class DistlockProperties implements InitializingBean {
 		if (value == null || value.isNegative()) {
 			throw new InvalidLockPropertyException(property, value, "must not be negative");
 		}
+	}
+
+	/**
+	 * Redlock properties ({@code distlock.redlock.*}): with nodes, locks are held by a quorum of
+	 * independent Redis nodes instead of the application's Redis.
+	 */
+	public static class Redlock {
+
+		/**
+		 * Independent Redis nodes for Redlock, as redis://[[user]:password@]host:port[/database].
+		 * Empty to lock on the application's Redis (spring.data.redis.*).
+		 */
+		private List<String> nodes = new ArrayList<>();
+
+		/**
+		 * How long one Redlock node may take to answer; the nodes are asked in parallel.
+		 */
+		private Duration perNodeTimeout = RedlockRegistry.DEFAULT_PER_NODE_TIMEOUT;
+
+		/**
+		 * Share of a lease kept back for clock drift between the nodes and this process, in
+		 * (0, 0.1].
+		 */
+		private double driftFactor = RegistrySettings.DEFAULT_DRIFT_FACTOR;
+
+		/**
+		 * Shortest validity a fresh Redlock grant may have; a slower quorum is given back and
+		 * retried.
+		 */
+		private Duration minValidity = Duration.ZERO;
+
+		public boolean isEnabled() {
+			return !this.nodes.isEmpty();
+		}
+
+		public List<String> getNodes() {
+			return this.nodes;
+		}
+
+		public void setNodes(List<String> nodes) {
+			this.nodes = nodes;
+		}
+
+		public Duration getPerNodeTimeout() {
+			return this.perNodeTimeout;
+		}
+
+		public void setPerNodeTimeout(Duration perNodeTimeout) {
+			this.perNodeTimeout = perNodeTimeout;
+		}
+
+		public double getDriftFactor() {
+			return this.driftFactor;
+		}
+
+		public void setDriftFactor(double driftFactor) {
+			this.driftFactor = driftFactor;
+		}
+
+		public Duration getMinValidity() {
+			return this.minValidity;
+		}
+
+		public void setMinValidity(Duration minValidity) {
+			this.minValidity = minValidity;
+		}
+
+		void validate(Duration leaseTime) {
+			if (!isEnabled()) {
+				return;
+			}
+			requirePositive("distlock.redlock.per-node-timeout", this.perNodeTimeout);
+			requireNotNegative("distlock.redlock.min-validity", this.minValidity);
+			if (!(this.driftFactor > 0 && this.driftFactor <= 0.1)) {
+				throw new InvalidLockPropertyException("distlock.redlock.drift-factor", this.driftFactor,
+						"must be in (0, 0.1]");
+			}
+			Set<String> seen = new HashSet<>();
+			for (String node : this.nodes) {
+				if (node == null || node.isBlank()) {
+					throw new InvalidLockPropertyException("distlock.redlock.nodes", this.nodes,
+							"must not contain a blank node");
+				}
+				if (!seen.add(node.trim())) {
+					throw new InvalidLockPropertyException("distlock.redlock.nodes", this.nodes,
+							"lists '" + node.trim() + "' twice; the nodes must be independent");
+				}
+			}
+			Duration needed = this.perNodeTimeout.plus(RegistrySettings.driftMargin(leaseTime, this.driftFactor))
+				.plus(this.minValidity);
+			if (leaseTime.compareTo(needed) <= 0) {
+				throw new InvalidLockPropertyException("distlock.lease-time", leaseTime,
+						"must be longer than distlock.redlock.per-node-timeout + drift + min-validity ('" + needed
+								+ "'), or no Redlock grant could ever be valid");
+			}
+		}
+
+	}
+
+	/**
+	 * Replica acknowledgement properties ({@code distlock.replica-acknowledgement.*}).
+	 */
+	public static class ReplicaAcknowledgement {
+
+		/**
+		 * How many replicas must acknowledge a grant (WAIT) before it counts; 0 to not wait.
+		 */
+		private int replicas;
+
+		/**
+		 * How long to wait for the replicas; a grant they do not acknowledge in time is given
+		 * back.
+		 */
+		private Duration timeout = Duration.ofMillis(100);
+
+		public int getReplicas() {
+			return this.replicas;
+		}
+
+		public void setReplicas(int replicas) {
+			this.replicas = replicas;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		void validate() {
+			if (this.replicas < 0) {
+				throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas", this.replicas,
+						"must not be negative");
+			}
+			requirePositive("distlock.replica-acknowledgement.timeout", this.timeout);
+		}
+
 	}
 
 	/**

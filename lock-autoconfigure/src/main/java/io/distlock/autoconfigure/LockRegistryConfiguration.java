@@ -5,6 +5,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -13,12 +14,35 @@ import io.distlock.core.EventPublishingLockListener;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockRegistry;
 import io.distlock.redis.RedisLockRegistry;
+import io.distlock.redlock.RedlockRegistry;
 
 /**
- * The lock registry on the application's Redis, unless the application defines its own.
+ * The lock registry: Redlock over {@code distlock.redlock.nodes} when they are set, otherwise on
+ * the application's Redis; none when the application defines its own.
  */
 @Configuration(proxyBeanMethods = false)
 class LockRegistryConfiguration {
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean(LockRegistry.class)
+	@Conditional(OnRedlockNodesCondition.class)
+	RedlockRegistry distlockRedlockRegistry(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
+		DistlockProperties.Redlock redlock = properties.getRedlock();
+		RedlockRegistry.Builder builder = RedlockRegistry.builderForUris(redlock.getNodes())
+			.keyPrefix(properties.getKeyPrefix())
+			.leaseTime(properties.getLeaseTime())
+			.renewalInterval(properties.effectiveRenewalInterval())
+			.waitStrategy(properties.getWaitStrategy())
+			.fenceRetentionTime(properties.getFenceRetentionTime())
+			.perNodeTimeout(redlock.getPerNodeTimeout())
+			.driftFactor(redlock.getDriftFactor())
+			.minValidity(redlock.getMinValidity())
+			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));
+		if (properties.getRetryInterval() != null) {
+			builder.retryInterval(properties.getRetryInterval());
+		}
+		return builder.build();
+	}
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean(LockRegistry.class)
@@ -34,6 +58,10 @@ class LockRegistryConfiguration {
 			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));
 		if (properties.getRetryInterval() != null) {
 			builder.retryInterval(properties.getRetryInterval());
+		}
+		DistlockProperties.ReplicaAcknowledgement acknowledgement = properties.getReplicaAcknowledgement();
+		if (acknowledgement.getReplicas() > 0) {
+			builder.replicaAcknowledgement(acknowledgement.getReplicas(), acknowledgement.getTimeout());
 		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();

@@ -21,11 +21,16 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.interceptor.LockAdvisor;
 import io.distlock.interceptor.LockedTransactionGuard;
 import io.distlock.metrics.MicrometerLockListener;
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockReplicationException;
 import io.distlock.redis.RedisLockRegistry;
+import io.distlock.redlock.RedlockRegistry;
+import io.distlock.test.redis.RedisServer;
 import io.distlock.test.memory.InMemoryLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class DistlockAutoConfigurationTests {
 
@@ -169,6 +174,58 @@ class DistlockAutoConfigurationTests {
 			}
 		}
 		throw new AssertionError("No InvalidLockPropertyException in", failure);
+	}
+
+	@Test
+	void redlockNodesMakeARedlockRegistry() {
+		try (RedisServer second = RedisServer.start(); RedisServer third = RedisServer.start()) {
+			runner().withPropertyValues("distlock.redlock.nodes[0]=" + uri(redis.server()),
+					"distlock.redlock.nodes[1]=" + uri(second), "distlock.redlock.nodes[2]=" + uri(third),
+					"distlock.redlock.per-node-timeout=200ms")
+				.run((context) -> {
+					assertThat(context).hasSingleBean(LockRegistry.class).doesNotHaveBean(RedisLockRegistry.class);
+					RedlockRegistry registry = context.getBean(RedlockRegistry.class);
+					assertThat(registry.getNodeCount()).isEqualTo(3);
+					registry.acquire("redlock:auto", Duration.ZERO).release();
+				});
+		}
+	}
+
+	@Test
+	void replicaAcknowledgementFailsAcquisitionsTheReplicasDoNotAcknowledge() {
+		// A standalone server has no replica: every grant is unacknowledged and given back.
+		runner().withPropertyValues("distlock.replica-acknowledgement.replicas=1",
+				"distlock.replica-acknowledgement.timeout=50ms")
+			.run((context) -> assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> context.getBean(LockRegistry.class).acquire("ack:auto", Duration.ZERO))
+				.withRootCauseInstanceOf(LockReplicationException.class));
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			distlock.redlock.nodes=redis://a:1,redis://a:1       | Property 'distlock.redlock.nodes' with value '[redis://a:1, redis://a:1]' lists 'redis://a:1' twice
+			distlock.redlock.drift-factor=0.5                     | Property 'distlock.redlock.drift-factor' with value '0.5' must be in (0, 0.1]
+			distlock.redlock.per-node-timeout=2s                  | Property 'distlock.lease-time' with value 'PT2S' must be longer than distlock.redlock.per-node-timeout
+			distlock.replica-acknowledgement.replicas=1           | Property 'distlock.replica-acknowledgement.replicas' with value '1' cannot be combined with distlock.redlock.nodes
+			""")
+	void invalidRedlockPropertiesFailAtStartup(String property, String message) {
+		runner().withPropertyValues("distlock.redlock.nodes=redis://a:1,redis://b:1,redis://c:1",
+				"distlock.lease-time=2s", property)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(findCause(context.getStartupFailure()).getMessage()).startsWith(message);
+			});
+	}
+
+	@Test
+	void negativeReplicasFailAtStartup() {
+		runner().withPropertyValues("distlock.replica-acknowledgement.replicas=-1")
+			.run((context) -> assertThat(findCause(context.getStartupFailure()).getProperty())
+				.isEqualTo("distlock.replica-acknowledgement.replicas"));
+	}
+
+	private static String uri(RedisServer server) {
+		return "redis://" + server.host() + ":" + server.port();
 	}
 
 	static class Job {

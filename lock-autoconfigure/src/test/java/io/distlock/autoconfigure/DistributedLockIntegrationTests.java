@@ -28,6 +28,7 @@ import io.distlock.core.LockKeyException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostEvent;
 import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -180,6 +181,17 @@ class DistributedLockIntegrationTests {
 	}
 
 	@Test
+	void aFairMethodLocksThroughTheQueue() {
+		runner().run((context) -> {
+			Inventory inventory = context.getBean(Inventory.class);
+			assertThat(inventory.fairly(8)).isEqualTo("fair:8");
+			try (LockLease held = otherInstance(context).acquire(LockRequest.of("fair:9").fair(true))) {
+				assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> inventory.fairly(9));
+			}
+		});
+	}
+
+	@Test
 	void aLostLockIsPublishedAsAnEventAndThrownAfterTheMethod() {
 		runner().withPropertyValues("distlock.lease-time=900ms").run((context) -> {
 			Inventory inventory = context.getBean(Inventory.class);
@@ -311,6 +323,11 @@ class DistributedLockIntegrationTests {
 		@DistributedLock(holdAtLeast = "1s", waitTime = "0s", onFailure = OnFailure.SKIP)
 		public Boolean reconcile() {
 			return true;
+		}
+
+		@DistributedLock(key = "'fair:' + #id", fair = true, waitTime = "100ms")
+		public String fairly(long id) {
+			return LockContext.current().key();
 		}
 
 		@DistributedLock(key = "'lossy'")

@@ -19,6 +19,7 @@ import io.distlock.annotation.DistributedLock;
 import io.distlock.annotation.OnFailure;
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockConfigurationException;
+import io.distlock.test.redis.RedisServer;
 import io.distlock.test.redis.RedisServerExtension;
 import reactor.core.publisher.Mono;
 
@@ -92,8 +93,26 @@ class DistributedLockValidationTests {
 	}
 
 	@Test
-	void fairIsNotSupportedYet() {
-		assertFailure(Fair.class, "attribute 'fair' is not supported yet");
+	void fairIsAcceptedOnASingleRedis() {
+		runner().withBean("fair", Fair.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void fairIsRefusedWithRedlock() {
+		try (RedisServer second = RedisServer.start(); RedisServer third = RedisServer.start()) {
+			runner().withPropertyValues("distlock.redlock.nodes=" + uri(redis.server()) + "," + uri(second) + ","
+					+ uri(third))
+				.withBean("bad", Fair.class)
+				.run((context) -> {
+					assertThat(context).hasFailed();
+					assertThat(context.getStartupFailure()).hasStackTraceContaining(
+							"@DistributedLock on Fair.run(): attribute 'fair' is not available with Redlock");
+				});
+		}
+	}
+
+	private static String uri(RedisServer server) {
+		return "redis://" + server.host() + ":" + server.port();
 	}
 
 	@Test

@@ -83,8 +83,9 @@ public @interface DistributedLock {
 	String leaseTime() default "";
 
 	/**
-	 * Whether waiters are served in arrival order across processes. Not yet supported: a
-	 * {@code true} value is refused at startup.
+	 * Whether waiters are served in arrival order across processes, through a queue in Redis
+	 * (see {@code LockRegistry.obtainFair}). Slower than the default; not available with Redlock,
+	 * where it is refused at startup.
 	 * @return whether the lock is fair
 	 */
 	boolean fair() default false;

@@ -19,13 +19,14 @@ import io.distlock.annotation.OnFailure;
  * @param keyExpressions the parsed key expressions
  * @param waitTime the wait time, or {@code null} for the configured default
  * @param leaseTime the fixed lease, or {@code null} for the watchdog
+ * @param fair whether waiters are served in arrival order
  * @param onFailure what to do when the lock is not acquired
  * @param fallback the fallback method, or {@code null}
  * @param holdAtLeast the minimum hold time, {@link Duration#ZERO} for none
  * @param resultKind how the method returns its result
  */
 public record LockDefinition(String name, Method method, Class<?> targetClass, List<String> keySources,
-		List<Expression> keyExpressions, Duration waitTime, Duration leaseTime, OnFailure onFailure,
+		List<Expression> keyExpressions, Duration waitTime, Duration leaseTime, boolean fair, OnFailure onFailure,
 		FallbackMethod fallback, Duration holdAtLeast, ResultKind resultKind) {
 
 	/**

@@ -81,10 +81,6 @@ final class LockDefinitionParser {
 			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(),
 					"is longer than leaseTime '" + annotation.leaseTime() + "', so the lock would expire first");
 		}
-		if (annotation.fair()) {
-			throw new LockConfigurationException(where + ": attribute 'fair' is not supported yet; remove it "
-					+ "(waiters in one process are already served in arrival order)");
-		}
 		ResultKind resultKind = resultKind(where, method);
 		FallbackMethod fallback = fallback(where, method, targetClass, annotation);
 		if (annotation.onFailure() == OnFailure.SKIP && method.getReturnType().isPrimitive()
@@ -93,7 +89,7 @@ final class LockDefinitionParser {
 					+ method.getReturnType() + "'; return a wrapper type or void, or use THROW or FALLBACK");
 		}
 		return new LockDefinition(name, method, targetClass, List.copyOf(keySources), List.copyOf(expressions),
-				waitTime, leaseTime, annotation.onFailure(), fallback, holdAtLeast, resultKind);
+				waitTime, leaseTime, annotation.fair(), annotation.onFailure(), fallback, holdAtLeast, resultKind);
 	}
 
 	private static void checkProxyable(String where, Method method, Class<?> targetClass) {

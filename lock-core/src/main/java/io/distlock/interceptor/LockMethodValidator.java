@@ -81,6 +81,16 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 					+ "but there is no LockRegistry bean: configure Redis (spring.data.redis.*) so that a "
 					+ "RedisConnectionFactory exists, or define a LockRegistry bean");
 		}
+		boolean redlock = this.beanFactory.getBeansOfType(LockRegistry.class, false, false)
+			.values()
+			.stream()
+			.anyMatch((registry) -> registry instanceof io.distlock.redlock.RedlockRegistry);
+		for (LockDefinition definition : this.definitions.all()) {
+			if (redlock && definition.fair()) {
+				throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod()
+						+ ": attribute 'fair' is not available with Redlock (distlock.redlock.nodes); remove it");
+			}
+		}
 		for (Advisor advisor : this.beanFactory.getBeansOfType(Advisor.class, false, false).values()) {
 			if (advisor.getAdvice() instanceof TransactionInterceptor && advisor instanceof Ordered ordered
 					&& ordered.getOrder() <= this.lockOrder) {

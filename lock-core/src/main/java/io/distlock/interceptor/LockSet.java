@@ -49,6 +49,7 @@ final class LockSet {
 					.name(definition.name())
 					.waitTime(remaining)
 					.leaseTime(definition.leaseTime())
+					.fair(definition.fair())
 					.ownedByThread(!async)));
 			}
 		}
