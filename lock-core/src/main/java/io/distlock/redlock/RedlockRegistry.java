@@ -18,6 +18,8 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import org.apache.commons.logging.LogFactory;
+
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.LockConfigurationException;
@@ -114,6 +116,20 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	@Override
 	public DistReadWriteLock obtainReadWrite(String key) {
 		throw new LockConfigurationException("RedlockRegistry does not offer read/write locks; use RedisLockRegistry");
+	}
+
+	/**
+	 * Connect to every node now: a first connection can take longer than a short per-node
+	 * timeout, and the first acquisition should not pay for it.
+	 */
+	private void warmUp() {
+		try {
+			checkStore();
+		}
+		catch (RuntimeException ex) {
+			// Best effort: nodes that are down now are retried by every acquisition.
+			LogFactory.getLog(RedlockRegistry.class).warn("Not every Redlock node answered at startup: " + ex.getMessage());
+		}
 	}
 
 	@Override
@@ -288,7 +304,9 @@ public class RedlockRegistry extends AbstractLockRegistry {
 				return thread;
 			});
 			try {
-				return new RedlockRegistry(this, executor);
+				RedlockRegistry registry = new RedlockRegistry(this, executor);
+				registry.warmUp();
+				return registry;
 			}
 			catch (RuntimeException ex) {
 				executor.shutdownNow();

@@ -3,6 +3,10 @@ package io.distlock.redlock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
 
@@ -31,9 +35,18 @@ final class RedlockStore implements LockStore {
 
 	private final ExecutorService executor;
 
+	private final Duration perNodeTimeout;
+
+	/** The grants whose renewal is on its way, each with the latch its batch opens when done. */
+	private final Map<String, CountDownLatch> renewing = new ConcurrentHashMap<>();
+
+	/** Grants released lately, with when: a renewal computed before the release skips them. */
+	private final Map<String, Long> released = new ConcurrentHashMap<>();
+
 	RedlockStore(List<RedisLockStore> nodes, Duration perNodeTimeout, ExecutorService executor) {
 		this.nodes = List.copyOf(nodes);
 		this.executor = executor;
+		this.perNodeTimeout = perNodeTimeout;
 		this.quorum = new QuorumCall(this.nodes, perNodeTimeout, executor);
 	}
 
@@ -68,19 +81,64 @@ final class RedlockStore implements LockStore {
 			return Acquisition.granted(token);
 		}
 		giveBack(key, owner, outcomes);
-		if (answered < this.quorum.quorum()) {
-			throw new RedlockUnavailableException("Only " + answered + " of " + this.quorum.size()
-					+ " Redlock nodes answered for key '" + key + "'; " + this.quorum.quorum() + " are needed");
+		if (answered == 0 && outcomes.stream().allMatch(QuorumCall.Outcome::answered)) {
+			// Every node failed outright (refused, reset): say so rather than wait it out.
+			throw new RedlockUnavailableException("No Redlock node answered for key '" + key + "': "
+					+ outcomes.get(0).failure().getMessage());
 		}
-		return Acquisition.taken(quorumTtl(holderTtls));
+		// Too few grants, or too few answers in time (slow or stopped nodes): like contention,
+		// not acquired; the engine retries after a random delay while the wait time lasts.
+		return Acquisition.taken((answered < this.quorum.quorum()) ? -1 : quorumTtl(holderTtls));
 	}
 
 	@Override
 	public boolean release(LockMode mode, String key, String owner) {
 		requireExclusive(mode);
+		// Mark first, check for a renewal after: a renewal that registers before the mark is
+		// waited for below, one that registers after it sees the mark and skips the grant.
+		String id = grantId(key, owner);
+		forgetOldReleases();
+		this.released.put(id, System.nanoTime());
+		boolean released = releaseOnQuorum(key, owner);
+		CountDownLatch renewal = this.renewing.get(id);
+		if (renewal != null) {
+			// A renewal already on its way re-creates the key on a node where this release
+			// deleted it first: wait for it, then give the key back once more.
+			try {
+				renewal.await(this.perNodeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			try {
+				releaseOnQuorum(key, owner);
+			}
+			catch (RedlockUnavailableException ex) {
+				// The second give-back is best effort: the re-created key expires with its lease.
+			}
+		}
+		return released;
+	}
+
+	/**
+	 * Release on every node.
+	 * @return {@code true} if a quorum still held the grant, {@code false} if a quorum answered
+	 * that it did not
+	 * @throws RedlockUnavailableException if the nodes that did not answer decide it
+	 */
+	private boolean releaseOnQuorum(String key, String owner) {
 		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum
 			.call((node) -> node.release(LockMode.EXCLUSIVE, key, owner), Boolean::booleanValue, false);
-		return count(outcomes) >= this.quorum.quorum();
+		int released = count(outcomes);
+		if (released >= this.quorum.quorum()) {
+			return true;
+		}
+		if (released + unknown(outcomes) >= this.quorum.quorum()) {
+			// Slow or failing nodes: whether the grant was still held is unknown, not lost.
+			throw new RedlockUnavailableException("Release of lock for key '" + key + "' confirmed by " + released
+					+ " of " + this.quorum.size() + " nodes; the others did not answer in time");
+		}
+		return false;
 	}
 
 	@Override
@@ -88,19 +146,53 @@ final class RedlockStore implements LockStore {
 		for (HeldKey grant : grants) {
 			requireExclusive(grant.mode());
 		}
-		List<QuorumCall.Outcome<boolean[]>> outcomes = this.quorum
-			.call((node) -> node.renewOrRecreate(grants, leaseTime), (renewed) -> true, false);
+		CountDownLatch done = new CountDownLatch(1);
+		for (HeldKey grant : grants) {
+			this.renewing.put(grantId(grant.key(), grant.owner()), done);
+		}
 		boolean[] renewed = new boolean[grants.size()];
-		for (int i = 0; i < grants.size(); i++) {
-			int nodes = 0;
-			for (QuorumCall.Outcome<boolean[]> outcome : outcomes) {
-				if (outcome.ok() && outcome.result()[i]) {
-					nodes++;
+		try {
+			List<HeldKey> live = new ArrayList<>();
+			for (HeldKey grant : grants) {
+				if (!this.released.containsKey(grantId(grant.key(), grant.owner()))) {
+					live.add(grant);
 				}
 			}
-			renewed[i] = nodes >= this.quorum.quorum();
+			if (live.isEmpty()) {
+				return renewed;
+			}
+			List<QuorumCall.Outcome<boolean[]>> outcomes = this.quorum
+				.call((node) -> node.renewOrRecreate(live, leaseTime), (result) -> true, false);
+			int unknown = unknown(outcomes);
+			boolean undecided = false;
+			for (int i = 0; i < grants.size(); i++) {
+				int index = live.indexOf(grants.get(i));
+				if (index < 0) {
+					continue;
+				}
+				int nodes = 0;
+				for (QuorumCall.Outcome<boolean[]> outcome : outcomes) {
+					if (outcome.ok() && outcome.result()[index]) {
+						nodes++;
+					}
+				}
+				renewed[i] = nodes >= this.quorum.quorum();
+				undecided |= !renewed[i] && nodes + unknown >= this.quorum.quorum();
+			}
+			if (undecided) {
+				// Slow or failing nodes decide it: a failed attempt, retried until the validity
+				// deadline, not a refusal.
+				throw new RedlockUnavailableException("Renewal confirmed by too few Redlock nodes in time; " + unknown
+						+ " of " + this.quorum.size() + " did not answer");
+			}
+			return renewed;
 		}
-		return renewed;
+		finally {
+			for (HeldKey grant : grants) {
+				this.renewing.remove(grantId(grant.key(), grant.owner()), done);
+			}
+			done.countDown();
+		}
 	}
 
 	@Override
@@ -167,6 +259,25 @@ final class RedlockStore implements LockStore {
 			return -1;
 		}
 		return known.get(Math.min(known.size(), needed) - 1);
+	}
+
+	private void forgetOldReleases() {
+		long horizon = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
+		this.released.values().removeIf((releasedAt) -> releasedAt - horizon < 0);
+	}
+
+	private static String grantId(String key, String owner) {
+		return key + "\u0000" + owner;
+	}
+
+	private static int unknown(List<? extends QuorumCall.Outcome<?>> outcomes) {
+		int unknown = 0;
+		for (QuorumCall.Outcome<?> outcome : outcomes) {
+			if (!outcome.ok()) {
+				unknown++;
+			}
+		}
+		return unknown;
 	}
 
 	private static int count(List<QuorumCall.Outcome<Boolean>> outcomes) {

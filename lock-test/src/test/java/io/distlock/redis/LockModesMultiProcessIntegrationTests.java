@@ -96,8 +96,8 @@ class LockModesMultiProcessIntegrationTests {
 				Integer.toString(INCREMENTS), mode);
 				ChildJvm second = ChildJvm.start(CounterWorkerMain.class, port, lockKey, counterKey, "4",
 						Integer.toString(INCREMENTS), mode)) {
-			first.awaitLine("DONE", 90, TimeUnit.SECONDS);
-			second.awaitLine("DONE", 90, TimeUnit.SECONDS);
+			assertThat(first.awaitLine("DONE", 90, TimeUnit.SECONDS)).as(first::output).isEqualTo("DONE failures=0");
+			assertThat(second.awaitLine("DONE", 90, TimeUnit.SECONDS)).as(second::output).isEqualTo("DONE failures=0");
 		}
 	}
 

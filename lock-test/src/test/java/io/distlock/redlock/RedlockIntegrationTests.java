@@ -166,6 +166,24 @@ class RedlockIntegrationTests {
 	}
 
 	@Test
+	void aReleaseRacingARenewalLeavesNoKeyBehind() throws Exception {
+		// Lease 300 ms: renewals every 100 ms, so holds of 80 to 120 ms often end while one is on
+		// its way. A renewal that re-created a key the release had just deleted would leave it.
+		RedlockRegistry registry = registry(3, Duration.ofMillis(300));
+		for (int i = 0; i < 40; i++) {
+			String key = "race:" + UUID.randomUUID();
+			LockLease lease = registry.acquire(key, Duration.ZERO);
+			Thread.sleep(80 + java.util.concurrent.ThreadLocalRandom.current().nextInt(40));
+			lease.release();
+			Thread.sleep(150);
+			for (int node = 0; node < 3; node++) {
+				assertThat(servers.get(node).template().hasKey("distlock:{" + key + "}")).as("node " + node + " cycle " + i)
+					.isFalse();
+			}
+		}
+	}
+
+	@Test
 	void fencingTokensGrowAcrossGrants() {
 		RedlockRegistry registry = registry(5, Duration.ofSeconds(2));
 		String key = "tokens:" + UUID.randomUUID();
@@ -187,8 +205,8 @@ class RedlockIntegrationTests {
 		try (ChildJvm first = ChildJvm.start(CounterWorkerMain.class, ports, lockKey, counterKey, "4", "25", "redlock");
 				ChildJvm second = ChildJvm.start(CounterWorkerMain.class, ports, lockKey, counterKey, "4", "25",
 						"redlock")) {
-			first.awaitLine("DONE", 120, TimeUnit.SECONDS);
-			second.awaitLine("DONE", 120, TimeUnit.SECONDS);
+			assertThat(first.awaitLine("DONE", 120, TimeUnit.SECONDS)).as(first::output).isEqualTo("DONE failures=0");
+			assertThat(second.awaitLine("DONE", 120, TimeUnit.SECONDS)).as(second::output).isEqualTo("DONE failures=0");
 		}
 		assertThat(servers.get(0).template().opsForValue().get(counterKey)).isEqualTo(Integer.toString(2 * 4 * 25));
 	}

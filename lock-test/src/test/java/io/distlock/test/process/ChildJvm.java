@@ -21,12 +21,15 @@ public final class ChildJvm implements AutoCloseable {
 
 	private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
 
+	private final StringBuffer output = new StringBuffer();
+
 	private ChildJvm(Process process) {
 		this.process = process;
 		Thread reader = new Thread(() -> {
 			try (BufferedReader in = new BufferedReader(
 					new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
 				for (String line = in.readLine(); line != null; line = in.readLine()) {
+					this.output.append(line).append('\n');
 					this.lines.add(line);
 				}
 			}
@@ -71,6 +74,13 @@ public final class ChildJvm implements AutoCloseable {
 			}
 			seen.append(line).append('\n');
 		}
+	}
+
+	/**
+	 * Return everything the JVM printed so far, for failure messages.
+	 */
+	public String output() {
+		return this.output.toString();
 	}
 
 	/**

@@ -20,7 +20,7 @@ import io.distlock.redlock.RedlockRegistry;
  * {@code write}, {@code redlock} (the port is then a comma-separated list of nodes) or
  * {@code unlocked}; or {@code read}, where each thread instead holds the read
  * lock for 5 ms and records in {@code <counter key>:max} the most readers inside at once.
- * Prints {@code DONE}.
+ * Prints {@code DONE failures=<n>}, counting worker threads that died.
  */
 public final class CounterWorkerMain {
 
@@ -58,6 +58,7 @@ public final class CounterWorkerMain {
 		boolean locked = lock != null;
 		boolean reading = "read".equals(mode);
 		List<Thread> workers = new ArrayList<>();
+		java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
 		for (int t = 0; t < threads; t++) {
 			Thread worker = new Thread(() -> {
 				for (int i = 0; i < increments; i++) {
@@ -84,13 +85,18 @@ public final class CounterWorkerMain {
 					}
 				}
 			});
+			// A worker that dies must not pass for one that finished: count and show it.
+			worker.setUncaughtExceptionHandler((thread, ex) -> {
+				failures.incrementAndGet();
+				ex.printStackTrace(System.out);
+			});
 			worker.start();
 			workers.add(worker);
 		}
 		for (Thread worker : workers) {
 			worker.join();
 		}
-		System.out.println("DONE");
+		System.out.println("DONE failures=" + failures.get());
 		System.out.flush();
 		registry.close();
 		factory.destroy();
