@@ -92,6 +92,27 @@ public final class ChildJvm implements AutoCloseable {
 	}
 
 	/**
+	 * Freeze the JVM with SIGSTOP: a stop-the-world pause; its watchdog stops too.
+	 */
+	public void pause() throws IOException, InterruptedException {
+		signal("STOP");
+	}
+
+	/**
+	 * Continue a JVM frozen by {@link #pause()}.
+	 */
+	public void resume() throws IOException, InterruptedException {
+		signal("CONT");
+	}
+
+	private void signal(String signal) throws IOException, InterruptedException {
+		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).start();
+		if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+			throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
+		}
+	}
+
+	/**
 	 * Kill the JVM with SIGKILL: no shutdown hook, no finally block runs.
 	 */
 	public void kill() {

@@ -1,0 +1,130 @@
+package io.distlock.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
+import io.distlock.core.LockRequest;
+import io.distlock.redis.RedisLockRegistry;
+import io.distlock.test.process.ChildJvm;
+import io.distlock.test.process.LockHolderMain;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * T03, T04 and T05: a crashed holder frees the lock within its lease; a stale holder can neither
+ * delete nor extend its successor's lock.
+ */
+@Tag("fault")
+@Timeout(300)
+class ExpiryFaultIntegrationTests {
+
+	private static RedisServer redis;
+
+	@BeforeAll
+	static void start() {
+		redis = RedisServer.start();
+	}
+
+	@AfterAll
+	static void stop() {
+		redis.close();
+	}
+
+	@Test
+	void t03AKilledHolderBlocksOthersAtMostForItsLease() throws Exception {
+		long lease = 2_000;
+		List<Long> blocked = new ArrayList<>();
+		try (RedisLockRegistry waiter = new RedisLockRegistry(redis.connectionFactory())) {
+			for (int run = 0; run < 10; run++) {
+				String key = "t03:" + UUID.randomUUID();
+				try (ChildJvm holder = ChildJvm.start(LockHolderMain.class, Integer.toString(redis.port()), key,
+						Long.toString(lease))) {
+					holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS);
+					Thread.sleep(1_000);
+					holder.kill();
+					long killedAt = System.nanoTime();
+					try (LockLease next = waiter.acquire(key, Duration.ofSeconds(5))) {
+						blocked.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
+					}
+				}
+			}
+		}
+		assertThat(blocked).hasSize(10).allSatisfy((millis) -> assertThat(millis).isBetween(lease * 2 / 3 - 50, lease + 250));
+		FaultReport.row("T03", "holder JVM killed (kill -9), lease 2 s", "the lock frees itself at its lease end",
+				"10/10 freed after " + blocked.stream().mapToLong(Long::longValue).min().orElse(0) + " to "
+						+ blocked.stream().mapToLong(Long::longValue).max().orElse(0) + " ms");
+	}
+
+	@Test
+	void t04AStaleUnlockNeverDeletesTheSuccessorsLock() throws Exception {
+		int runs = 100;
+		try (RedisLockRegistry first = new RedisLockRegistry(redis.connectionFactory());
+				RedisLockRegistry second = new RedisLockRegistry(redis.connectionFactory())) {
+			for (int run = 0; run < runs; run++) {
+				String key = "t04:" + UUID.randomUUID();
+				LockLease stale = first.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(100)));
+				Thread.sleep(160);
+				LockLease successor = second.acquire(key, Duration.ZERO);
+				long start = System.nanoTime();
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
+				assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(500);
+				assertThat(redis.template().opsForValue().get("distlock:{" + key + "}")).startsWith(
+						second.getSettings().instanceId());
+				assertThat(redis.template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS)).isPositive();
+				successor.release();
+			}
+		}
+		FaultReport.row("T04", "lease 100 ms expired while held, successor holds",
+				"the stale unlock throws LockLostException; the successor keeps its lock", runs + "/" + runs);
+	}
+
+	@Test
+	void t05AStaleRenewalNeverResurrectsOrSteals() throws Exception {
+		try (RedisLockRegistry first = RedisLockRegistry.builder(redis.connectionFactory())
+			.leaseTime(Duration.ofMillis(600))
+			.build(); RedisLockRegistry second = new RedisLockRegistry(redis.connectionFactory())) {
+			// With a successor holding: the stale holder's renewal must not touch its lease.
+			String key = "t05:" + UUID.randomUUID();
+			LockLease stale = first.acquire(key, Duration.ZERO);
+			CountDownLatch lost = new CountDownLatch(1);
+			stale.onLost((ex) -> lost.countDown());
+			redis.command("PEXPIRE", "distlock:{" + key + "}", "1");
+			LockLease successor = second.acquire(key, Duration.ofSeconds(1));
+			long ttlBefore = redis.template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
+			assertThat(lost.await(2, TimeUnit.SECONDS)).as("the stale holder is told").isTrue();
+			long ttlAfter = redis.template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
+			assertThat(ttlAfter).isBetween(ttlBefore - 1_000, ttlBefore);
+			assertThat(redis.template().opsForValue().get("distlock:{" + key + "}"))
+				.startsWith(second.getSettings().instanceId());
+			successor.release();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
+
+			// With nobody holding: the renewal must not re-create the key.
+			String alone = "t05-alone:" + UUID.randomUUID();
+			LockLease orphan = first.acquire(alone, Duration.ZERO);
+			CountDownLatch orphanLost = new CountDownLatch(1);
+			orphan.onLost((ex) -> orphanLost.countDown());
+			redis.command("PEXPIRE", "distlock:{" + alone + "}", "1");
+			assertThat(orphanLost.await(2, TimeUnit.SECONDS)).isTrue();
+			assertThat(redis.template().hasKey("distlock:{" + alone + "}")).isFalse();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(orphan::release);
+		}
+		FaultReport.row("T05", "lease expired early; renewal after it",
+				"renewal refused, LOST signalled; the successor's TTL untouched; no key re-created", "2/2 cases");
+	}
+
+}

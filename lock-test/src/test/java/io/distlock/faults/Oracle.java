@@ -1,0 +1,76 @@
+package io.distlock.faults;
+
+import java.util.List;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import io.distlock.test.redis.RedisServer;
+
+/**
+ * The detectors of the fault suite, on a Redis that is never faulted:
+ * <ul>
+ * <li>a witness: entering a critical section must find it empty ({@code SETNX}), leaving must
+ * find oneself in it (compare-and-delete); any other outcome is a violation of exclusion;</li>
+ * <li>a fenced resource: a write is accepted only with a token larger than every token it
+ * accepted before, so a stale holder's write is rejected.</li>
+ * </ul>
+ */
+final class Oracle implements AutoCloseable {
+
+	private static final RedisScript<Long> ENTER = RedisScript.of(
+			"if redis.call('setnx', KEYS[1], ARGV[1]) == 1 then return 1 end "
+					+ "redis.call('incr', KEYS[2]) return 0", Long.class);
+
+	private static final RedisScript<Long> LEAVE = RedisScript.of(
+			"if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) return 1 end "
+					+ "redis.call('incr', KEYS[2]) return 0", Long.class);
+
+	/** Accept a write only with a token above the highest accepted; count rejections. */
+	static final RedisScript<Long> FENCED_WRITE = RedisScript.of(
+			"local max = tonumber(redis.call('get', KEYS[1]) or '0') "
+					+ "if tonumber(ARGV[1]) > max then redis.call('set', KEYS[1], ARGV[1]) "
+					+ "redis.call('set', KEYS[2], ARGV[2]) return 1 end "
+					+ "redis.call('incr', KEYS[3]) return 0", Long.class);
+
+	private final RedisServer server = RedisServer.start();
+
+	int port() {
+		return this.server.port();
+	}
+
+	StringRedisTemplate redis() {
+		return this.server.template();
+	}
+
+	boolean enter(String section, String holder) {
+		return this.server.template()
+			.execute(ENTER, List.of("witness:" + section, "violations:" + section), holder) == 1;
+	}
+
+	boolean leave(String section, String holder) {
+		return this.server.template()
+			.execute(LEAVE, List.of("witness:" + section, "violations:" + section), holder) == 1;
+	}
+
+	long violations(String section) {
+		String value = this.server.template().opsForValue().get("violations:" + section);
+		return (value != null) ? Long.parseLong(value) : 0;
+	}
+
+	boolean fencedWrite(String resource, long token, String value) {
+		return this.server.template()
+			.execute(FENCED_WRITE, List.of("fence:" + resource, "value:" + resource, "rejected:" + resource),
+					Long.toString(token), value) == 1;
+	}
+
+	String value(String resource) {
+		return this.server.template().opsForValue().get("value:" + resource);
+	}
+
+	@Override
+	public void close() {
+		this.server.close();
+	}
+
+}
