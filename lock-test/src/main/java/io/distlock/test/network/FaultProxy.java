@@ -16,7 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * behaviour it switches while traffic flows:
  * <ul>
  * <li>{@link Mode#PASS}: forward both ways, after the configured latency;</li>
- * <li>{@link Mode#BLACKHOLE}: read and discard both ways: the peers see a stall (a partition);</li>
+ * <li>{@link Mode#BLACKHOLE}: hold traffic back both ways, as a partition does; what was held is
+ * delivered when the mode changes back, as TCP retransmission would (discarding bytes inside a
+ * live connection would desynchronise an in-order protocol, which no real network does);</li>
  * <li>{@link Mode#DROP_REPLIES}: forward requests, discard replies: a command is applied but its
  * answer never arrives;</li>
  * <li>{@link Mode#RESET}: reset every connection, and every new one at once.</li>
@@ -32,7 +34,7 @@ public final class FaultProxy implements AutoCloseable {
 		/** Forward both ways. */
 		PASS,
 
-		/** Discard both ways, keeping the connections open. */
+		/** Hold traffic back both ways, keeping the connections open. */
 		BLACKHOLE,
 
 		/** Forward requests, discard replies. */
@@ -152,8 +154,10 @@ public final class FaultProxy implements AutoCloseable {
 			byte[] buffer = new byte[16 * 1024];
 			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 				for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-					Mode current = this.mode;
-					if (current == Mode.BLACKHOLE || (replies && current == Mode.DROP_REPLIES)) {
+					while (this.mode == Mode.BLACKHOLE) {
+						Thread.sleep(1);
+					}
+					if (replies && this.mode == Mode.DROP_REPLIES) {
 						continue;
 					}
 					long latency = this.latencyNanos;

@@ -1,0 +1,327 @@
+package io.distlock.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockListener;
+import io.distlock.core.WaitStrategy;
+import io.distlock.detector.Workers;
+import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.engine.LockMode;
+import io.distlock.engine.LockStore;
+import io.distlock.engine.RegistrySettings;
+import io.distlock.redis.RedisLockRegistry;
+import io.distlock.redis.RedisLockStore;
+import io.distlock.test.network.FaultProxy;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * T10, T12, T13 and T23: no renewal outlives its lock; a partition shorter than the lease heals
+ * silently and a longer one is signalled before anybody else acquires; a starved watchdog still
+ * signals the loss at the deadline; an early expiry on the server is noticed within one renewal
+ * interval.
+ */
+@Tag("fault")
+@Timeout(600)
+class RenewalFaultIntegrationTests {
+
+	private static RedisServer redis;
+
+	@BeforeAll
+	static void start() {
+		redis = RedisServer.start();
+	}
+
+	@AfterAll
+	static void stop() {
+		redis.close();
+	}
+
+	@Test
+	void t10NoZombieRenewalAfterUnlock() throws Exception {
+		RedisLockRegistry registry = RedisLockRegistry.builder(redis.connectionFactory())
+			.leaseTime(Duration.ofSeconds(1))
+			.build();
+		String key = "t10:" + UUID.randomUUID();
+		AtomicInteger locked = new AtomicInteger();
+		Workers.runAll(Executors.newFixedThreadPool(16), 16, (worker) -> {
+			DistLock lock = registry.obtain(key);
+			for (int i = 0; i < 1_000; i++) {
+				if (lock.tryLock()) {
+					locked.incrementAndGet();
+					lock.unlock();
+				}
+			}
+		});
+		Thread.sleep(1_000);
+		long scripts = scripts();
+		Thread.sleep(2_000);
+		assertThat(scripts()).as("scripts sent in 2 s of quiet").isEqualTo(scripts);
+		assertThat(redis.template().hasKey("distlock:{" + key + "}")).isFalse();
+		assertThat(registry.localKeyCount()).isZero();
+		assertThat(registry.heldLocks()).isEmpty();
+		registry.close();
+		FaultReport.row("T10", "16 threads x 1,000 tryLock/unlock, watchdog on", "renewal stops with the release",
+				locked.get() + " grants; 0 scripts in the 2 s after; key absent, registry empty");
+	}
+
+	@Test
+	void t12APartitionShorterThanTheLeaseHealsSilently() throws Exception {
+		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
+			LettuceConnectionFactory throughProxy = proxied(proxy);
+			try (RedisLockRegistry holder = RedisLockRegistry.builder(throughProxy).leaseTime(Duration.ofSeconds(1)).build();
+					RedisLockRegistry competitor = new RedisLockRegistry(redis.connectionFactory())) {
+				String key = "t12-short:" + UUID.randomUUID();
+				LockLease lease = holder.acquire(key, Duration.ZERO);
+				AtomicInteger lost = new AtomicInteger();
+				lease.onLost((ex) -> lost.incrementAndGet());
+				Thread.sleep(200);
+				proxy.mode(FaultProxy.Mode.BLACKHOLE);
+				int competing = 0;
+				long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+				while (System.nanoTime() < until) {
+					assertThat(competitor.tryAcquire(key, Duration.ZERO)).isEmpty();
+					competing++;
+					Thread.sleep(20);
+				}
+				proxy.mode(FaultProxy.Mode.PASS);
+				Thread.sleep(1_500);
+				assertThat(lost).hasValue(0);
+				assertThat(lease.isValid()).isTrue();
+				assertThat(competitor.tryAcquire(key, Duration.ZERO)).isEmpty();
+				lease.release();
+				FaultReport.row("T12 short", "holder partitioned 0.5 x lease (1 s)", "no loss, renewals resume",
+						"0 losses; competitor 0/" + competing + " successes");
+			}
+			finally {
+				throughProxy.destroy();
+			}
+		}
+	}
+
+	@Test
+	void t12APartitionLongerThanTheLeaseIsSignalledBeforeAnybodyElseAcquires() throws Exception {
+		int runs = 20;
+		List<Long> margins = new ArrayList<>();
+		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
+			LettuceConnectionFactory throughProxy = proxied(proxy);
+			try (RedisLockRegistry holder = RedisLockRegistry.builder(throughProxy).leaseTime(Duration.ofSeconds(1)).build();
+					RedisLockRegistry competitor = RedisLockRegistry.builder(redis.connectionFactory())
+						.waitStrategy(WaitStrategy.POLLING)
+						.retryInterval(Duration.ofMillis(10))
+						.build()) {
+				for (int run = 0; run < runs; run++) {
+					proxy.mode(FaultProxy.Mode.PASS);
+					String key = "t12-long:" + UUID.randomUUID();
+					LockLease lease = holder.acquire(key, Duration.ofSeconds(5));
+					CompletableFuture<Long> lostAt = new CompletableFuture<>();
+					lease.onLost((ex) -> lostAt.complete(System.nanoTime()));
+					Thread.sleep(100 + run * 13 % 300);
+					proxy.mode(FaultProxy.Mode.BLACKHOLE);
+					try (LockLease taken = competitor.acquire(key, Duration.ofSeconds(5))) {
+						long acquiredAt = System.nanoTime();
+						margins.add(TimeUnit.NANOSECONDS.toMillis(acquiredAt - lostAt.get(5, TimeUnit.SECONDS)));
+					}
+					proxy.mode(FaultProxy.Mode.PASS);
+					try {
+						lease.release();
+					}
+					catch (RuntimeException expected) {
+						// The holder was told; its release says so again.
+					}
+				}
+			}
+			finally {
+				throughProxy.destroy();
+			}
+		}
+		long before = margins.stream().filter((margin) -> margin > 0).count();
+		assertThat(before).as("runs where the holder was told before the competitor acquired").isEqualTo(runs);
+		FaultReport.row("T12 long", "holder partitioned 3 x lease (1 s)",
+				"LOST signalled to the holder before a competitor acquires", before + "/" + runs + " runs; margin "
+						+ margins.stream().mapToLong(Long::longValue).min().orElse(0) + " to "
+						+ margins.stream().mapToLong(Long::longValue).max().orElse(0) + " ms");
+	}
+
+	@Test
+	void t13AStarvedWatchdogStillSignalsTheLossAtTheDeadline() throws Exception {
+		CountDownLatch unblock = new CountDownLatch(1);
+		RedisLockStore redisStore = RedisLockStore.forNode(redis.connectionFactory(), "distlock:",
+				Duration.ofMinutes(10));
+		LockStore blocking = new BlockingRenewals(redisStore, unblock);
+		AtomicInteger renewalFailures = new AtomicInteger();
+		LockListener listener = new LockListener() {
+
+			@Override
+			public void onRenewalFailed(LockLease lease, Throwable failure) {
+				renewalFailures.incrementAndGet();
+			}
+
+		};
+		AbstractLockRegistry registry = new AbstractLockRegistry(blocking, new RegistrySettings(Duration.ofSeconds(1),
+				Duration.ofMillis(333), WaitStrategy.PUB_SUB, Duration.ofSeconds(1), listener, "t13")) {
+		};
+		try {
+			LockLease lease = registry.acquire("t13:" + UUID.randomUUID(), Duration.ZERO);
+			long acquiredAt = System.nanoTime();
+			CompletableFuture<Long> lostAt = new CompletableFuture<>();
+			lease.onLost((ex) -> lostAt.complete(System.nanoTime()));
+			long detected = TimeUnit.NANOSECONDS.toMillis(lostAt.get(5, TimeUnit.SECONDS) - acquiredAt);
+			assertThat(detected).isBetween(900L, 1_200L);
+			assertThat(registry.getLossStatistics().lostCount()).isEqualTo(1);
+			unblock.countDown();
+			LockLease later = registry.acquire("t13-later:" + UUID.randomUUID(), Duration.ZERO);
+			Thread.sleep(3_000);
+			assertThat(later.isValid()).as("renewed again once the watchdog is free").isTrue();
+			later.release();
+			FaultReport.row("T13", "renewal I/O blocked for longer than the lease", "LOST at the validity deadline",
+					"signalled " + detected + " ms after the grant (lease 1 s); later locks renew again");
+		}
+		finally {
+			unblock.countDown();
+			registry.close();
+		}
+	}
+
+	@Test
+	void t23AnEarlyExpiryOnTheServerIsNoticedWithinOneRenewalInterval() throws Exception {
+		try (RedisLockRegistry registry = RedisLockRegistry.builder(redis.connectionFactory())
+			.leaseTime(Duration.ofSeconds(2))
+			.build()) {
+			List<LockLease> leases = new ArrayList<>();
+			List<CompletableFuture<Long>> losses = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				LockLease lease = registry.acquire("t23:" + UUID.randomUUID(), Duration.ZERO);
+				CompletableFuture<Long> lostAt = new CompletableFuture<>();
+				lease.onLost((ex) -> lostAt.complete(System.nanoTime()));
+				leases.add(lease);
+				losses.add(lostAt);
+			}
+			long expiredAt = System.nanoTime();
+			for (LockLease lease : leases) {
+				// The deterministic stand-in of a forward clock jump on the Redis host.
+				redis.command("PEXPIRE", "distlock:{" + lease.key() + "}", "1");
+			}
+			long slowest = 0;
+			for (CompletableFuture<Long> lost : losses) {
+				slowest = Math.max(slowest, TimeUnit.NANOSECONDS.toMillis(lost.get(5, TimeUnit.SECONDS) - expiredAt));
+			}
+			assertThat(slowest).isLessThanOrEqualTo(667 + 150);
+			assertThat(leases).allSatisfy((lease) -> assertThat(lease.isValid()).isFalse());
+			FaultReport.row("T23", "10 held keys expire early on the server (PEXPIRE 1, a clock jump)",
+					"LOST at the next renewal", "10/10 within " + slowest + " ms (renewal interval 667 ms)");
+			leases.forEach((lease) -> {
+				try {
+					lease.release();
+				}
+				catch (RuntimeException ex) {
+					// Expected: each was lost.
+				}
+			});
+		}
+	}
+
+	private static LettuceConnectionFactory proxied(FaultProxy proxy) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new org.springframework.data.redis.connection.RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
+				org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.builder()
+					// Below the renewal interval (333 ms), so that a renewal stuck in the partition
+					// gives way to a retry within the lease.
+					.commandTimeout(Duration.ofMillis(100))
+					.build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	private static long scripts() {
+		Properties stats = redis.template()
+			.execute((RedisCallback<Properties>) (RedisConnection connection) -> connection.serverCommands()
+				.info("commandstats"));
+		long total = 0;
+		for (String name : List.of("cmdstat_evalsha", "cmdstat_eval")) {
+			String value = stats.getProperty(name);
+			if (value != null) {
+				String calls = value.substring(value.indexOf("calls=") + 6);
+				total += Long.parseLong(calls.substring(0, calls.indexOf(',')));
+			}
+		}
+		return total;
+	}
+
+	/**
+	 * A store whose renewals hang until released: a starved or stuck watchdog.
+	 */
+	private static final class BlockingRenewals implements LockStore {
+
+		private final LockStore delegate;
+
+		private final CountDownLatch unblock;
+
+		BlockingRenewals(LockStore delegate, CountDownLatch unblock) {
+			this.delegate = delegate;
+			this.unblock = unblock;
+		}
+
+		@Override
+		public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
+			return this.delegate.tryAcquire(mode, key, owner, leaseTime, waitTime);
+		}
+
+		@Override
+		public boolean release(LockMode mode, String key, String owner) {
+			return this.delegate.release(mode, key, owner);
+		}
+
+		@Override
+		public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
+			try {
+				this.unblock.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return this.delegate.renew(grants, leaseTime);
+		}
+
+		@Override
+		public boolean listen(Consumer<String> releasedKeys) {
+			return this.delegate.listen(releasedKeys);
+		}
+
+		@Override
+		public void ping() {
+			this.delegate.ping();
+		}
+
+		@Override
+		public void close() {
+			this.delegate.close();
+		}
+
+	}
+
+}
