@@ -1,0 +1,184 @@
+package io.distlock.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockLease;
+import io.distlock.redis.RedisLockRegistry;
+import io.distlock.test.process.ChildJvm;
+import io.distlock.test.process.FencedHolderMain;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * T14 and T15: a holder paused longer than its lease (Kleppmann's GC pause) is overtaken, and
+ * only the fencing token keeps its late write out; a frozen Redis makes the holder lost at its
+ * deadline, and afterwards one waiter at a time gets the lock.
+ */
+@Tag("fault")
+@Timeout(600)
+class PauseFaultIntegrationTests {
+
+	private static RedisServer redis;
+
+	private static Oracle oracle;
+
+	@BeforeAll
+	static void start() {
+		redis = RedisServer.start();
+		oracle = new Oracle();
+	}
+
+	@AfterAll
+	static void stop() {
+		oracle.close();
+		redis.close();
+	}
+
+	@Test
+	void t14APausedHoldersLateWriteIsRejectedByTheFence() throws Exception {
+		int runs = 5;
+		List<Long> takeovers = new ArrayList<>();
+		for (int run = 0; run < runs; run++) {
+			Pause pause = pauseHolder("FENCED");
+			assertThat(pause.staleWrite).isEqualTo("FENCED rejected");
+			assertThat(oracle.value(pause.key)).as("the resource keeps the successor's write").isEqualTo("b");
+			assertThat(pause.holderToldLost).isTrue();
+			takeovers.add(pause.takeoverMillis);
+		}
+		assertThat(takeovers).allSatisfy((millis) -> assertThat(millis).isLessThanOrEqualTo(2_000 + 250));
+		FaultReport.row("T14", "holder JVM paused (SIGSTOP) 4 s with a 2 s lease, then writes",
+				"a successor acquires; the holder is told LOST on resuming; its fenced write is rejected",
+				runs + "/" + runs + " rejected; successor acquired " + takeovers.stream().mapToLong(Long::longValue).min().orElse(0)
+						+ " to " + takeovers.stream().mapToLong(Long::longValue).max().orElse(0) + " ms after the pause");
+	}
+
+	@Test
+	void t14NegativeControlWithoutTheFenceTheStaleWriteWins() throws Exception {
+		int runs = 3;
+		for (int run = 0; run < runs; run++) {
+			Pause pause = pauseHolder("PLAIN");
+			assertThat(pause.staleWrite).isEqualTo("PLAIN done");
+			assertThat(oracle.value(pause.key)).as("the stale write overwrote the successor's").isEqualTo("a");
+		}
+		FaultReport.row("T14 control", "the same pause, write without the token", "the stale write wins (lost update)",
+				runs + "/" + runs + " lost updates");
+	}
+
+	@Test
+	void t15AFrozenRedisMakesTheHolderLostAndThenOneWaiterAtATimeAcquires() throws Exception {
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofMillis(500));
+		String key = "t15:" + UUID.randomUUID();
+		AtomicInteger violations = new AtomicInteger();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger storeErrors = new AtomicInteger();
+		List<RedisLockRegistry> registries = new ArrayList<>();
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			RedisLockRegistry holder = RedisLockRegistry.builder(factory).leaseTime(Duration.ofSeconds(2)).build();
+			registries.add(holder);
+			LockLease lease = holder.acquire(key, Duration.ZERO);
+			CompletableFuture<Long> lostAt = new CompletableFuture<>();
+			lease.onLost((ex) -> lostAt.complete(System.nanoTime()));
+			List<Future<?>> waiters = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				RedisLockRegistry waiter = RedisLockRegistry.builder(factory).build();
+				registries.add(waiter);
+				waiters.add(executor.submit(() -> {
+					while (true) {
+						LockLease mine;
+						try {
+							mine = waiter.acquire(key, Duration.ofSeconds(30));
+						}
+						catch (LockAcquisitionException ex) {
+							// An unreachable store fails fast, by design: the application retries.
+							storeErrors.incrementAndGet();
+							Thread.sleep(100);
+							continue;
+						}
+						try (mine) {
+							if (inside.incrementAndGet() != 1) {
+								violations.incrementAndGet();
+							}
+							Thread.sleep(50);
+							inside.decrementAndGet();
+						}
+						return null;
+					}
+				}));
+			}
+			Thread.sleep(300);
+			long pausedAt = System.nanoTime();
+			redis.pause();
+			long detected = TimeUnit.NANOSECONDS.toMillis(lostAt.get(5, TimeUnit.SECONDS) - pausedAt);
+			Thread.sleep(Math.max(0, 3_000 - detected));
+			redis.resume();
+			for (Future<?> waiter : waiters) {
+				waiter.get(60, TimeUnit.SECONDS);
+			}
+			assertThat(detected).isLessThanOrEqualTo(2_000);
+			assertThat(violations).hasValue(0);
+			FaultReport.row("T15", "Redis frozen (SIGSTOP) 3 s under a 2 s lease, 4 waiters",
+					"the holder is told LOST at its deadline; afterwards one waiter at a time acquires",
+					"LOST " + detected + " ms after the freeze; 4/4 waiters served, 0 overlaps; " + storeErrors.get()
+							+ " fast store errors to waiters during the freeze");
+		}
+		finally {
+			if (redis.isPaused()) {
+				redis.resume();
+			}
+			executor.shutdownNow();
+			registries.forEach(RedisLockRegistry::close);
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * A child JVM acquires (lease 2 s), is frozen 4 s, a successor acquires and writes "b" with
+	 * its token, then the child resumes and writes "a" with {@code mode} (FENCED or PLAIN).
+	 */
+	private Pause pauseHolder(String mode) throws Exception {
+		String key = "t14:" + UUID.randomUUID();
+		try (ChildJvm holder = ChildJvm.start(FencedHolderMain.class, Integer.toString(redis.port()),
+				Integer.toString(oracle.port()), key, "2000");
+				RedisLockRegistry successor = new RedisLockRegistry(redis.connectionFactory())) {
+			holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS);
+			Thread.sleep(500);
+			holder.pause();
+			long pausedAt = System.nanoTime();
+			long takeover;
+			try (LockLease lease = successor.acquire(key, Duration.ofSeconds(10))) {
+				takeover = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pausedAt);
+				assertThat(oracle.fencedWrite(key, lease.fencingToken(), "b")).isTrue();
+				Thread.sleep(Math.max(0, 4_000 - takeover));
+				holder.resume();
+				String lost = holder.awaitLine("LOST", 5, TimeUnit.SECONDS);
+				holder.send(mode + " a");
+				String write = holder.awaitLine(mode, 10, TimeUnit.SECONDS);
+				return new Pause(key, write, lost != null, takeover);
+			}
+		}
+	}
+
+	private record Pause(String key, String staleWrite, boolean holderToldLost, long takeoverMillis) {
+	}
+
+}
