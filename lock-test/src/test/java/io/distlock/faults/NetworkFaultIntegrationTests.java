@@ -1,0 +1,202 @@
+package io.distlock.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockLease;
+import io.distlock.redis.RedisLockRegistry;
+import io.distlock.test.network.FaultProxy;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * T17, T18 and T19: an acquisition applied but unanswered is never reported as acquired and is
+ * given back; waiting holds no connection; a waiter whose notification is slow still acquires
+ * soon after the release.
+ */
+@Tag("fault")
+@Timeout(600)
+class NetworkFaultIntegrationTests {
+
+	private static RedisServer redis;
+
+	@BeforeAll
+	static void start() {
+		redis = RedisServer.start();
+	}
+
+	@AfterAll
+	static void stop() {
+		redis.close();
+	}
+
+	@Test
+	void t17AnAcquisitionWhoseReplyIsLostIsNeverReportedAndIsGivenBack() throws Exception {
+		int runs = 50;
+		int withinASecond = 0;
+		long slowest = 0;
+		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
+			LettuceConnectionFactory factory = proxied(proxy, Duration.ofMillis(200));
+			try (RedisLockRegistry registry = RedisLockRegistry.builder(factory).leaseTime(Duration.ofSeconds(5)).build()) {
+				for (int run = 0; run < runs; run++) {
+					proxy.mode(FaultProxy.Mode.PASS);
+					String key = "t17:" + UUID.randomUUID();
+					registry.tryAcquire("warm:" + run, Duration.ZERO).ifPresent(LockLease::release);
+					proxy.mode(FaultProxy.Mode.DROP_REPLIES);
+					Throwable failure = catchThrowable(() -> registry.acquire(key, Duration.ZERO));
+					assertThat(failure).as("never reported as acquired").isInstanceOf(LockAcquisitionException.class);
+					long failedAt = System.nanoTime();
+					proxy.mode(FaultProxy.Mode.RESET);
+					proxy.mode(FaultProxy.Mode.PASS);
+					while (Boolean.TRUE.equals(redis.template().hasKey("distlock:{" + key + "}"))
+							&& System.nanoTime() - failedAt < TimeUnit.SECONDS.toNanos(5)) {
+						Thread.sleep(5);
+					}
+					long freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failedAt);
+					assertThat(redis.template().hasKey("distlock:{" + key + "}")).as("freed within the lease").isFalse();
+					slowest = Math.max(slowest, freedAfter);
+					if (freedAfter <= 1_000) {
+						withinASecond++;
+					}
+				}
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+		assertThat(withinASecond).isGreaterThanOrEqualTo(runs * 95 / 100);
+		FaultReport.row("T17", "acquire applied, reply lost, connection reset",
+				"LockAcquisitionException, never a false grant; the grant is given back in the background",
+				runs + "/" + runs + " not reported; freed within 1 s in " + withinASecond + "/" + runs
+						+ ", slowest " + slowest + " ms (lease 5 s)");
+	}
+
+	@Test
+	void t18WaitingHoldsNoConnection() throws Exception {
+		String key = "t18:" + UUID.randomUUID();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger violations = new AtomicInteger();
+		AtomicBoolean running = new AtomicBoolean(true);
+		List<Long> sideLatencies = new ArrayList<>();
+		ExecutorService executor = Executors.newFixedThreadPool(65);
+		try (RedisLockRegistry registry = new RedisLockRegistry(redis.connectionFactory())) {
+			Future<?> side = executor.submit(() -> {
+				while (running.get()) {
+					long start = System.nanoTime();
+					redis.template().opsForValue().get("side");
+					sideLatencies.add(System.nanoTime() - start);
+					Thread.sleep(10);
+				}
+				return null;
+			});
+			long start = System.nanoTime();
+			List<Future<Boolean>> holders = new ArrayList<>();
+			for (int i = 0; i < 64; i++) {
+				holders.add(executor.submit(() -> {
+					DistLock lock = registry.obtain(key);
+					if (!lock.tryLock(Duration.ofSeconds(10))) {
+						return false;
+					}
+					try {
+						if (inside.incrementAndGet() != 1) {
+							violations.incrementAndGet();
+						}
+						Thread.sleep(50);
+						inside.decrementAndGet();
+					}
+					finally {
+						lock.unlock();
+					}
+					return true;
+				}));
+			}
+			int acquired = 0;
+			for (Future<Boolean> holder : holders) {
+				acquired += holder.get(60, TimeUnit.SECONDS) ? 1 : 0;
+			}
+			long totalMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			running.set(false);
+			side.get(5, TimeUnit.SECONDS);
+			long[] sorted = sideLatencies.stream().mapToLong(Long::longValue).sorted().toArray();
+			double p99 = sorted[(int) (sorted.length * 0.99)] / 1e6;
+			assertThat(acquired).isEqualTo(64);
+			assertThat(violations).hasValue(0);
+			assertThat(p99).isLessThan(50);
+			assertThat(totalMillis).isLessThan((long) (64 * 50 * 1.5));
+			FaultReport.row("T18", "64 threads tryLock(10 s) one key, 50 ms holds, a side GET every 10 ms",
+					"waiters queue in the process and hold no connection",
+					"64/64 acquired, 0 overlaps, " + totalMillis + " ms in all; side GET p99 " + String.format("%.1f", p99) + " ms");
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void t19AWaiterWithASlowNotificationStillAcquiresSoonAfterTheRelease() throws Exception {
+		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
+			LettuceConnectionFactory slow = proxied(proxy, Duration.ofSeconds(2));
+			try (RedisLockRegistry holder = new RedisLockRegistry(redis.connectionFactory());
+					RedisLockRegistry waiter = new RedisLockRegistry(slow)) {
+				String key = "t19:" + UUID.randomUUID();
+				LockLease lease = holder.acquire(key, Duration.ZERO);
+				proxy.latency(Duration.ofMillis(200));
+				ExecutorService executor = Executors.newSingleThreadExecutor();
+				try {
+					Future<Long> acquiredAt = executor.submit(() -> {
+						try (LockLease next = waiter.acquire(key, Duration.ofSeconds(30))) {
+							return System.nanoTime();
+						}
+					});
+					Thread.sleep(1_500);
+					long releasedAt = System.nanoTime();
+					lease.release();
+					long after = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(30, TimeUnit.SECONDS) - releasedAt);
+					// At most one retry interval (1 s) and a few 400 ms round trips, far from the 30 s wait.
+					assertThat(after).isLessThanOrEqualTo(1_000 + 4 * 400);
+					FaultReport.row("T19", "200 ms latency each way on the waiter's connections",
+							"the waiter acquires soon after the release, not at its timeout",
+							"acquired " + after + " ms after the release (round trip 400 ms, wait time 30 s)");
+				}
+				finally {
+					executor.shutdownNow();
+				}
+			}
+			finally {
+				slow.destroy();
+			}
+		}
+	}
+
+	private static LettuceConnectionFactory proxied(FaultProxy proxy, Duration timeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
+				LettuceClientConfiguration.builder().commandTimeout(timeout).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+}
