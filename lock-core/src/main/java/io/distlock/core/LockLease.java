@@ -57,6 +57,15 @@ public interface LockLease extends AutoCloseable {
 	Duration remaining();
 
 	/**
+	 * Ask the store whether it still holds this grant (one round trip). If it does not, the lease
+	 * is declared lost at once: callbacks and listeners run, and {@link #isValid()} turns false.
+	 * Used before committing work done under the lock, to close the window in which a loss is
+	 * not yet known locally (until the next renewal).
+	 * @return whether the grant is still held
+	 */
+	boolean confirm();
+
+	/**
 	 * Register a callback that runs once if the lock is lost while held. If it was already lost,
 	 * the callback runs at once on the calling thread. Callbacks run on the registry's watchdog
 	 * thread: keep them short and non-blocking. A callback's exception is logged and ignored.

@@ -273,6 +273,17 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		this.loss.addCallback(grant, callback);
 	}
 
+	boolean confirm(Grant grant) {
+		if (!grant.isValid()) {
+			return false;
+		}
+		if (this.store.isHeld(grant.heldKey())) {
+			return true;
+		}
+		this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
+		return false;
+	}
+
 	void releaseHold(HeldLease lease, Duration holdAtLeast) {
 		this.releaser.releaseHold(lease, holdAtLeast);
 	}

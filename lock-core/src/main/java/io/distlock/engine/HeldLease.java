@@ -59,6 +59,11 @@ final class HeldLease implements LockLease {
 	}
 
 	@Override
+	public boolean confirm() {
+		return !this.released.get() && this.registry.confirm(this.grant);
+	}
+
+	@Override
 	public LockLease onLost(Consumer<? super LockLostException> callback) {
 		this.registry.addLostCallback(this.grant, callback);
 		return this;

@@ -47,6 +47,13 @@ public interface LockStore extends AutoCloseable {
 	boolean release(LockMode mode, String key, String owner);
 
 	/**
+	 * Return whether the owner still holds the grant.
+	 * @param grant the grant
+	 * @return whether the store holds it now
+	 */
+	boolean isHeld(HeldKey grant);
+
+	/**
 	 * Extend the grants that their owners still hold.
 	 * @param grants the grants to extend, in a stable order
 	 * @param leaseTime the new lease of each grant, from now

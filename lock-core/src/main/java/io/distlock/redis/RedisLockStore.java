@@ -121,6 +121,20 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	@Override
+	public boolean isHeld(HeldKey grant) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			if (grant.mode() == LockMode.READ) {
+				Double expiry = connection.zSetCommands().zScore(this.keys.readers(grant.key()), bytes(grant.owner()));
+				// Readers are scored with the server's clock: compare with it, not with ours.
+				Long serverMillis = connection.serverCommands().time();
+				return expiry != null && serverMillis != null && expiry > serverMillis;
+			}
+			byte[] owner = connection.stringCommands().get(heldKeyName(grant));
+			return owner != null && grant.owner().equals(new String(owner, StandardCharsets.UTF_8));
+		}
+	}
+
+	@Override
 	public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
 		boolean[] renewed = new boolean[grants.size()];
 		byte[] lease = leaseMillis(leaseTime);

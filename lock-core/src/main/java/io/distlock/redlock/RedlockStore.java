@@ -196,6 +196,22 @@ final class RedlockStore implements LockStore {
 	}
 
 	@Override
+	public boolean isHeld(HeldKey grant) {
+		requireExclusive(grant.mode());
+		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum.call((node) -> node.isHeld(grant),
+				Boolean::booleanValue, true);
+		int held = count(outcomes);
+		if (held >= this.quorum.quorum()) {
+			return true;
+		}
+		if (held + unknown(outcomes) >= this.quorum.quorum()) {
+			throw new RedlockUnavailableException("Could not confirm lock for key '" + grant.key()
+					+ "': too few Redlock nodes answered in time");
+		}
+		return false;
+	}
+
+	@Override
 	public boolean listen(Consumer<String> releasedKeys) {
 		boolean listening = false;
 		for (RedisLockStore node : this.nodes) {

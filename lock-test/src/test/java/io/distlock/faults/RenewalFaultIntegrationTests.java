@@ -297,6 +297,11 @@ class RenewalFaultIntegrationTests {
 		}
 
 		@Override
+		public boolean isHeld(HeldKey grant) {
+			return this.delegate.isHeld(grant);
+		}
+
+		@Override
 		public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
 			try {
 				this.unblock.await();

@@ -83,6 +83,17 @@ final class InMemoryLockStore implements LockStore {
 	}
 
 	@Override
+	public synchronized boolean isHeld(HeldKey grant) {
+		long now = System.nanoTime();
+		if (grant.mode() == LockMode.READ) {
+			Long end = this.readers.getOrDefault(grant.key(), Map.of()).get(grant.owner());
+			return end != null && end - now > 0;
+		}
+		Entry entry = live((grant.mode() == LockMode.WRITE) ? this.writers : this.locks, grant.key(), now);
+		return entry != null && entry.owner.equals(grant.owner());
+	}
+
+	@Override
 	public synchronized boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
 		long now = System.nanoTime();
 		boolean[] renewed = new boolean[grants.size()];

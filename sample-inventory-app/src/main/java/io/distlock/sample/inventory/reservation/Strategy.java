@@ -20,7 +20,10 @@ public enum Strategy {
 	FENCED("FencedReservation.reserve"),
 
 	/** No lock, no guard: a plain read-check-write. The negative control; it oversells. */
-	UNGUARDED(null);
+	UNGUARDED(null),
+
+	/** The lock alone, no guard, no transaction: safe only while the lock is never lost. */
+	LOCK_ONLY("LockOnlyReservation.reserve");
 
 	/** The strategies that must never oversell. */
 	public static final List<Strategy> SAFE = List.of(LOCK, GUARD, OPTIMISTIC, FENCED);
