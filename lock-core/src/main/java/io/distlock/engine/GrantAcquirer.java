@@ -141,12 +141,15 @@ final class GrantAcquirer {
 		long leaseNanos = leaseTime.toNanos();
 		long driftNanos = this.settings.driftMarginOf(leaseTime).toNanos();
 		long minValidityNanos = Math.max(1, this.settings.minValidity().toNanos());
-		// One owner per acquisition: retries keep their place in a fair queue.
-		String owner = this.settings.instanceId() + ":" + holdId;
 		boolean interrupted = false;
 		boolean waiting = false;
 		try {
-			while (true) {
+			for (int attemptNumber = 1;; attemptNumber++) {
+				// A fresh owner per attempt: a late give-back of a failed attempt is owner-compared
+				// and must never delete a later attempt's grant. Fair waiters keep one owner, the
+				// identity of their place in the queue.
+				String owner = this.settings.instanceId() + ":" + holdId
+						+ ((request.mode() == LockMode.FAIR) ? "" : "." + attemptNumber);
 				gate.clearReleaseSignals();
 				long sentNanos = System.nanoTime();
 				LockStore.Acquisition attempt = attempt(request, owner, leaseTime,

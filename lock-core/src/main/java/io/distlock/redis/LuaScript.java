@@ -51,6 +51,13 @@ final class LuaScript {
 	}
 
 	/**
+	 * Load the script on the server ahead of its first use.
+	 */
+	void load(RedisConnection connection) {
+		connection.scriptingCommands().scriptLoad(this.body);
+	}
+
+	/**
 	 * Queue the script with its full body in an open pipeline: a pipeline cannot fall back on
 	 * {@code NOSCRIPT}, so it does not go by SHA.
 	 */

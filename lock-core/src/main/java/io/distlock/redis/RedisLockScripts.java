@@ -297,6 +297,10 @@ final class RedisLockScripts {
 			return renewed
 			""", ReturnType.MULTI);
 
+	/** Every script, for loading ahead of use. */
+	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, RENEW, FAIR_ACQUIRE, FAIR_RELEASE,
+			WRITE_ACQUIRE, READ_ACQUIRE, READ_RELEASE, READ_RENEW, RENEW_OR_RECREATE);
+
 	private RedisLockScripts() {
 	}
 

@@ -211,6 +211,18 @@ public final class RedisLockStore implements LockStore {
 		return this.subscription.start(releasedKeys);
 	}
 
+	/**
+	 * Connect and load every script now, so that a first operation under a short timeout does
+	 * not pay for either.
+	 */
+	public void warmUp() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			for (LuaScript script : RedisLockScripts.ALL) {
+				script.load(connection);
+			}
+		}
+	}
+
 	@Override
 	public void ping() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {

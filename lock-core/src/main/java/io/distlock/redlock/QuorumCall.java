@@ -43,6 +43,15 @@ final class QuorumCall {
 	}
 
 	<T> List<Outcome<T>> call(Function<RedisLockStore, T> operation, Predicate<T> success, boolean stopAtQuorum) {
+		return start(operation, success, stopAtQuorum).outcomes();
+	}
+
+	/**
+	 * Run the operation on every node and wait as {@link #call} does, also returning a future
+	 * that completes when every node's operation has ended, including those still running when
+	 * the call returned.
+	 */
+	<T> Call<T> start(Function<RedisLockStore, T> operation, Predicate<T> success, boolean stopAtQuorum) {
 		Semaphore finished = new Semaphore(0);
 		List<CompletableFuture<T>> futures = new ArrayList<>(this.nodes.size());
 		for (RedisLockStore node : this.nodes) {
@@ -79,7 +88,21 @@ final class QuorumCall {
 		for (int i = 0; i < futures.size(); i++) {
 			outcomes.add(Outcome.of(futures.get(i), i));
 		}
-		return outcomes;
+		CompletableFuture<Void> allDone = CompletableFuture.allOf(futures.stream()
+			.map((future) -> future.handle((result, failure) -> null))
+			.toArray(CompletableFuture[]::new));
+		return new Call<>(outcomes, futures, allDone);
+	}
+
+	/**
+	 * What a call returned, and the operations still running.
+	 *
+	 * @param <T> the operation's result type
+	 * @param outcomes one outcome per node, in node order
+	 * @param futures each node's operation
+	 * @param allDone completes when every node's operation has ended
+	 */
+	record Call<T>(List<Outcome<T>> outcomes, List<CompletableFuture<T>> futures, CompletableFuture<Void> allDone) {
 	}
 
 	/**

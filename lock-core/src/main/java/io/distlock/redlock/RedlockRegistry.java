@@ -56,8 +56,15 @@ public class RedlockRegistry extends AbstractLockRegistry {
 
 	private final List<LettuceConnectionFactory> ownedFactories;
 
+	private final RedlockStore store;
+
 	private RedlockRegistry(Builder builder, ExecutorService executor) {
-		super(new RedlockStore(builder.stores(), builder.perNodeTimeout, executor), builder.settings());
+		this(builder, executor, new RedlockStore(builder.stores(), builder.perNodeTimeout, executor));
+	}
+
+	private RedlockRegistry(Builder builder, ExecutorService executor, RedlockStore store) {
+		super(store, builder.settings());
+		this.store = store;
 		this.nodes = builder.nodes.size();
 		this.executor = executor;
 		this.ownedFactories = List.copyOf(builder.ownedFactories);
@@ -119,16 +126,15 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
-	 * Connect to every node now: a first connection can take longer than a short per-node
-	 * timeout, and the first acquisition should not pay for it.
+	 * Connect to every node and load the scripts now: a first connection and a first script load
+	 * can take longer than a short per-node timeout, and the first acquisition should not pay.
 	 */
 	private void warmUp() {
-		try {
-			checkStore();
-		}
-		catch (RuntimeException ex) {
+		int warmed = this.store.warmUp();
+		if (warmed < this.nodes) {
 			// Best effort: nodes that are down now are retried by every acquisition.
-			LogFactory.getLog(RedlockRegistry.class).warn("Not every Redlock node answered at startup: " + ex.getMessage());
+			LogFactory.getLog(RedlockRegistry.class)
+				.warn("Only " + warmed + " of " + this.nodes + " Redlock nodes answered at startup");
 		}
 	}
 

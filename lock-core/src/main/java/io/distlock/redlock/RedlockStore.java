@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -58,9 +59,10 @@ final class RedlockStore implements LockStore {
 	@Override
 	public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
 		requireExclusive(mode);
-		List<QuorumCall.Outcome<Acquisition>> outcomes = this.quorum.call(
+		QuorumCall.Call<Acquisition> call = this.quorum.start(
 				(node) -> node.tryAcquire(LockMode.EXCLUSIVE, key, owner, leaseTime, waitTime), Acquisition::acquired,
 				true);
+		List<QuorumCall.Outcome<Acquisition>> outcomes = call.outcomes();
 		long token = 0;
 		int granted = 0;
 		int answered = 0;
@@ -80,7 +82,7 @@ final class RedlockStore implements LockStore {
 		if (granted >= this.quorum.quorum()) {
 			return Acquisition.granted(token);
 		}
-		giveBack(key, owner, outcomes);
+		giveBack(key, owner, call);
 		if (answered == 0 && outcomes.stream().allMatch(QuorumCall.Outcome::answered)) {
 			// Every node failed outright (refused, reset): say so rather than wait it out.
 			throw new RedlockUnavailableException("No Redlock node answered for key '" + key + "': "
@@ -105,7 +107,8 @@ final class RedlockStore implements LockStore {
 			// A renewal already on its way re-creates the key on a node where this release
 			// deleted it first: wait for it, then give the key back once more.
 			try {
-				renewal.await(this.perNodeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+				// Bounded: a node that hangs beyond its command timeout keeps the renewal open.
+				renewal.await(Math.max(2_000, this.perNodeTimeout.toMillis() * 4), TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -151,6 +154,7 @@ final class RedlockStore implements LockStore {
 			this.renewing.put(grantId(grant.key(), grant.owner()), done);
 		}
 		boolean[] renewed = new boolean[grants.size()];
+		CompletableFuture<Void> finished = CompletableFuture.completedFuture(null);
 		try {
 			List<HeldKey> live = new ArrayList<>();
 			for (HeldKey grant : grants) {
@@ -161,8 +165,12 @@ final class RedlockStore implements LockStore {
 			if (live.isEmpty()) {
 				return renewed;
 			}
-			List<QuorumCall.Outcome<boolean[]>> outcomes = this.quorum
-				.call((node) -> node.renewOrRecreate(live, leaseTime), (result) -> true, false);
+			QuorumCall.Call<boolean[]> call = this.quorum.start((node) -> node.renewOrRecreate(live, leaseTime),
+					(result) -> true, false);
+			// The batch counts as finished only when every node's renewal has ended: a slow one
+			// still on its way could re-create a key that a release deletes meanwhile.
+			finished = call.allDone();
+			List<QuorumCall.Outcome<boolean[]>> outcomes = call.outcomes();
 			int unknown = unknown(outcomes);
 			boolean undecided = false;
 			for (int i = 0; i < grants.size(); i++) {
@@ -188,10 +196,12 @@ final class RedlockStore implements LockStore {
 			return renewed;
 		}
 		finally {
-			for (HeldKey grant : grants) {
-				this.renewing.remove(grantId(grant.key(), grant.owner()), done);
-			}
-			done.countDown();
+			finished.whenComplete((result, failure) -> {
+				for (HeldKey grant : grants) {
+					this.renewing.remove(grantId(grant.key(), grant.owner()), done);
+				}
+				done.countDown();
+			});
 		}
 	}
 
@@ -233,6 +243,17 @@ final class RedlockStore implements LockStore {
 		}
 	}
 
+	/**
+	 * Connect to every node and load the scripts, in parallel; best effort.
+	 * @return how many nodes were warmed up
+	 */
+	int warmUp() {
+		return count(this.quorum.call((node) -> {
+			node.warmUp();
+			return true;
+		}, Boolean::booleanValue, false));
+	}
+
 	@Override
 	public void close() {
 		this.nodes.forEach(RedisLockStore::close);
@@ -240,20 +261,21 @@ final class RedlockStore implements LockStore {
 
 	/**
 	 * Give a failed attempt back: at once on the nodes that answered, so that none of its keys
-	 * stay behind; in the background on the others, which may still apply it later.
+	 * stay behind; on the others once their attempt has ended, so that the give-back cannot
+	 * overtake an attempt not even sent yet.
 	 */
-	private void giveBack(String key, String owner, List<QuorumCall.Outcome<Acquisition>> outcomes) {
+	private void giveBack(String key, String owner, QuorumCall.Call<Acquisition> call) {
 		List<RedisLockStore> silent = new ArrayList<>();
-		for (QuorumCall.Outcome<Acquisition> outcome : outcomes) {
+		for (QuorumCall.Outcome<Acquisition> outcome : call.outcomes()) {
 			if (!outcome.answered()) {
-				silent.add(this.nodes.get(outcome.node()));
+				RedisLockStore node = this.nodes.get(outcome.node());
+				silent.add(node);
+				call.futures().get(outcome.node())
+					.whenCompleteAsync((result, failure) -> releaseQuietly(node, key, owner), this.executor);
 			}
 		}
 		this.quorum.call((node) -> silent.contains(node) || node.release(LockMode.EXCLUSIVE, key, owner),
 				(released) -> true, false);
-		for (RedisLockStore node : silent) {
-			this.executor.execute(() -> releaseQuietly(node, key, owner));
-		}
 	}
 
 	private static void releaseQuietly(RedisLockStore node, String key, String owner) {

@@ -172,7 +172,7 @@ class RedlockIntegrationTests {
 		RedlockRegistry registry = registry(3, Duration.ofMillis(300));
 		for (int i = 0; i < 40; i++) {
 			String key = "race:" + UUID.randomUUID();
-			LockLease lease = registry.acquire(key, Duration.ZERO);
+			LockLease lease = registry.acquire(key, Duration.ofSeconds(1));
 			Thread.sleep(80 + java.util.concurrent.ThreadLocalRandom.current().nextInt(40));
 			lease.release();
 			Thread.sleep(150);
