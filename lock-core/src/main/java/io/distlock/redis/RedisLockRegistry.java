@@ -6,8 +6,6 @@ import java.util.Objects;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.distlock.core.LockConfigurationException;
-import io.distlock.core.LockListener;
-import io.distlock.core.WaitStrategy;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 
@@ -55,11 +53,11 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 	}
 
 	private RedisLockRegistry(Builder builder) {
-		this(builder, new RedisLockKeys(builder.keyPrefix));
+		this(builder, new RedisLockKeys(builder.keyPrefix()));
 	}
 
 	private RedisLockRegistry(Builder builder, RedisLockKeys keys) {
-		super(new RedisLockStore(builder.connectionFactory, keys, builder.fenceRetentionTime, builder.replicas,
+		super(new RedisLockStore(builder.connectionFactory, keys, builder.fenceRetentionTime(), builder.replicas,
 				builder.replicaTimeout), builder.settings());
 		this.keyPrefix = keys.prefix();
 	}
@@ -84,25 +82,9 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 	/**
 	 * Builds a {@link RedisLockRegistry}. Every option has a safe default.
 	 */
-	public static final class Builder {
+	public static final class Builder extends AbstractRedisRegistryBuilder<Builder> {
 
 		private final RedisConnectionFactory connectionFactory;
-
-		private String keyPrefix = DEFAULT_KEY_PREFIX;
-
-		private Duration leaseTime = RegistrySettings.DEFAULT_LEASE_TIME;
-
-		private Duration renewalInterval;
-
-		private WaitStrategy waitStrategy = WaitStrategy.PUB_SUB;
-
-		private Duration retryInterval;
-
-		private Duration fenceRetentionTime = DEFAULT_FENCE_RETENTION_TIME;
-
-		private LockListener listener = LockListener.NONE;
-
-		private String instanceId;
 
 		private int replicas;
 
@@ -110,91 +92,6 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 
 		private Builder(RedisConnectionFactory connectionFactory) {
 			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
-		}
-
-		/**
-		 * Set the prefix of every Redis key; it must not contain '{' or '}'.
-		 * @param keyPrefix the prefix, default {@value RedisLockRegistry#DEFAULT_KEY_PREFIX}
-		 * @return this builder
-		 */
-		public Builder keyPrefix(String keyPrefix) {
-			this.keyPrefix = keyPrefix;
-			return this;
-		}
-
-		/**
-		 * Set the lease of a grant without a fixed lease time; the watchdog renews it while it
-		 * is held, so it matters only when the holder dies or is cut off.
-		 * @param leaseTime the lease, default 30 s
-		 * @return this builder
-		 */
-		public Builder leaseTime(Duration leaseTime) {
-			this.leaseTime = leaseTime;
-			return this;
-		}
-
-		/**
-		 * Set how often the watchdog renews a held grant; at most half the lease.
-		 * @param renewalInterval the interval, default a third of the lease
-		 * @return this builder
-		 */
-		public Builder renewalInterval(Duration renewalInterval) {
-			this.renewalInterval = renewalInterval;
-			return this;
-		}
-
-		/**
-		 * Set how a waiter learns that a lock was released.
-		 * @param waitStrategy the strategy, default {@link WaitStrategy#PUB_SUB}
-		 * @return this builder
-		 */
-		public Builder waitStrategy(WaitStrategy waitStrategy) {
-			this.waitStrategy = waitStrategy;
-			return this;
-		}
-
-		/**
-		 * Set the longest pause between two attempts of a waiter (jittered between half and all
-		 * of it, and never longer than the holder's remaining lease).
-		 * @param retryInterval the interval, default 1 s with pub/sub and 100 ms when polling
-		 * @return this builder
-		 */
-		public Builder retryInterval(Duration retryInterval) {
-			this.retryInterval = retryInterval;
-			return this;
-		}
-
-		/**
-		 * Set how long the last fencing token of a key is kept after a grant. Tokens grow even
-		 * after it is gone (they follow the Redis server clock); keeping it covers a backward
-		 * step of that clock shorter than the retention.
-		 * @param fenceRetentionTime the retention, default 10 minutes
-		 * @return this builder
-		 */
-		public Builder fenceRetentionTime(Duration fenceRetentionTime) {
-			this.fenceRetentionTime = fenceRetentionTime;
-			return this;
-		}
-
-		/**
-		 * Set the listener told about every grant (metrics, events).
-		 * @param listener the listener, default none
-		 * @return this builder
-		 */
-		public Builder listener(LockListener listener) {
-			this.listener = Objects.requireNonNull(listener, "listener must not be null");
-			return this;
-		}
-
-		/**
-		 * Set the id that starts every owner value this registry writes, to tell in Redis which
-		 * instance holds a lock.
-		 * @param instanceId the id, default the process id and a random part
-		 * @return this builder
-		 */
-		public Builder instanceId(String instanceId) {
-			this.instanceId = instanceId;
-			return this;
 		}
 
 		/**
@@ -228,20 +125,7 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 		}
 
 		private RegistrySettings settings() {
-			if (this.fenceRetentionTime == null || this.fenceRetentionTime.isNegative()
-					|| this.fenceRetentionTime.isZero()) {
-				throw new LockConfigurationException(
-						"fenceRetentionTime must be positive but was '" + this.fenceRetentionTime + "'");
-			}
-			if (this.leaseTime == null || this.leaseTime.isNegative() || this.leaseTime.isZero()) {
-				throw new LockConfigurationException("leaseTime must be positive but was '" + this.leaseTime + "'");
-			}
-			Duration renewal = (this.renewalInterval != null) ? this.renewalInterval
-					: RegistrySettings.defaultRenewalInterval(this.leaseTime);
-			Duration retry = (this.retryInterval != null) ? this.retryInterval
-					: RegistrySettings.defaultRetryInterval(this.waitStrategy);
-			String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
-			return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id);
+			return settings(RegistrySettings.DEFAULT_DRIFT_FACTOR, Duration.ZERO);
 		}
 
 	}

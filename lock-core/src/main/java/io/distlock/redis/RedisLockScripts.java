@@ -9,6 +9,24 @@ import org.springframework.data.redis.connection.ReturnType;
 final class RedisLockScripts {
 
 	/**
+	 * The fencing token of a new grant, in one place for every acquire script:
+	 * {@code max(server time in microseconds, last token + 1)}, kept in the fence key for the
+	 * retention time. Lua numbers are doubles, exact for integers below 2^53 (about 285 years of
+	 * microseconds); {@code %.0f} writes the token without an exponent.
+	 */
+	private static final String MINT = """
+			local function mint(now, fenceKey, retentionMillis)
+			  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			  local last = tonumber(redis.call('get', fenceKey))
+			  if last and token <= last then
+			    token = last + 1
+			  end
+			  redis.call('set', fenceKey, string.format('%.0f', token), 'PX', retentionMillis)
+			  return token
+			end
+			""";
+
+	/**
 	 * Take the lock if free and mint its fencing token in the same step.
 	 * <p>
 	 * The token is {@code max(server time in microseconds, last token + 1)}: it grows across
@@ -20,16 +38,9 @@ final class RedisLockScripts {
 	 * KEYS: lock, fence, waiting. ARGV: owner, lease ms, fence retention ms, wait ms.
 	 * Returns {1, token} or {0, holder pttl}.
 	 */
-	static final LuaScript ACQUIRE = new LuaScript("acquire", """
+	static final LuaScript ACQUIRE = new LuaScript("acquire", MINT + """
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-			  local now = redis.call('time')
-			  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-			  local last = tonumber(redis.call('get', KEYS[2]))
-			  if last and token <= last then
-			    token = last + 1
-			  end
-			  redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
-			  return {1, token}
+			  return {1, mint(redis.call('time'), KEYS[2], ARGV[3])}
 			end
 			local wait = tonumber(ARGV[4])
 			if wait > 0 and redis.call('pttl', KEYS[3]) < wait then
@@ -84,7 +95,7 @@ final class RedisLockScripts {
 	 * KEYS: lock, fence, waiting, queue, queue deadlines. ARGV: owner, lease ms, fence retention
 	 * ms, wait ms. Returns {1, token} or {0, holder pttl or -1}.
 	 */
-	static final LuaScript FAIR_ACQUIRE = new LuaScript("fair-acquire", """
+	static final LuaScript FAIR_ACQUIRE = new LuaScript("fair-acquire", MINT + """
 			local now = redis.call('time')
 			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 			local head = redis.call('lindex', KEYS[4], 0)
@@ -103,13 +114,7 @@ final class RedisLockScripts {
 			    redis.call('lpop', KEYS[4])
 			    redis.call('zrem', KEYS[5], ARGV[1])
 			  end
-			  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-			  local last = tonumber(redis.call('get', KEYS[2]))
-			  if last and token <= last then
-			    token = last + 1
-			  end
-			  redis.call('set', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
-			  return {1, token}
+			  return {1, mint(now, KEYS[2], ARGV[3])}
 			end
 			local wait = tonumber(ARGV[4])
 			if wait > 0 then
@@ -158,20 +163,14 @@ final class RedisLockScripts {
 	 * KEYS: write, readers, fence, waiting, writer-waiting. ARGV: owner, lease ms, fence retention
 	 * ms, wait ms. Returns {1, token} or {0, ms until the lock may free, or -1}.
 	 */
-	static final LuaScript WRITE_ACQUIRE = new LuaScript("write-acquire", """
+	static final LuaScript WRITE_ACQUIRE = new LuaScript("write-acquire", MINT + """
 			local now = redis.call('time')
 			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 			redis.call('zremrangebyscore', KEYS[2], '-inf', nowMs)
 			if redis.call('exists', KEYS[1]) == 0 and redis.call('zcard', KEYS[2]) == 0 then
 			  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
 			  redis.call('del', KEYS[5])
-			  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-			  local last = tonumber(redis.call('get', KEYS[3]))
-			  if last and token <= last then
-			    token = last + 1
-			  end
-			  redis.call('set', KEYS[3], string.format('%.0f', token), 'PX', ARGV[3])
-			  return {1, token}
+			  return {1, mint(now, KEYS[3], ARGV[3])}
 			end
 			local wait = tonumber(ARGV[4])
 			if wait > 0 then
@@ -197,7 +196,7 @@ final class RedisLockScripts {
 	 * KEYS: write, readers, fence, waiting, writer-waiting. ARGV: owner, lease ms, fence
 	 * retention ms, wait ms. Returns {1, token} or {0, ms until the writer's lease ends, or -1}.
 	 */
-	static final LuaScript READ_ACQUIRE = new LuaScript("read-acquire", """
+	static final LuaScript READ_ACQUIRE = new LuaScript("read-acquire", MINT + """
 			local now = redis.call('time')
 			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 			redis.call('zremrangebyscore', KEYS[2], '-inf', nowMs)
@@ -207,13 +206,7 @@ final class RedisLockScripts {
 			  if redis.call('pttl', KEYS[2]) < lease then
 			    redis.call('pexpire', KEYS[2], lease)
 			  end
-			  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-			  local last = tonumber(redis.call('get', KEYS[3]))
-			  if last and token <= last then
-			    token = last + 1
-			  end
-			  redis.call('set', KEYS[3], string.format('%.0f', token), 'PX', ARGV[3])
-			  return {1, token}
+			  return {1, mint(now, KEYS[3], ARGV[3])}
 			end
 			local wait = tonumber(ARGV[4])
 			if wait > 0 and redis.call('pttl', KEYS[4]) < wait then

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,10 +22,9 @@ import org.apache.commons.logging.LogFactory;
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.LockConfigurationException;
-import io.distlock.core.LockListener;
-import io.distlock.core.WaitStrategy;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
+import io.distlock.redis.AbstractRedisRegistryBuilder;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redis.RedisLockStore;
 
@@ -148,29 +146,13 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	/**
 	 * Builds a {@link RedlockRegistry}. Every option has a safe default.
 	 */
-	public static final class Builder {
+	public static final class Builder extends AbstractRedisRegistryBuilder<Builder> {
 
 		private final List<RedisConnectionFactory> nodes;
 
 		private final List<String> uris;
 
 		private final List<LettuceConnectionFactory> ownedFactories = new ArrayList<>();
-
-		private String keyPrefix = RedisLockRegistry.DEFAULT_KEY_PREFIX;
-
-		private Duration leaseTime = RegistrySettings.DEFAULT_LEASE_TIME;
-
-		private Duration renewalInterval;
-
-		private WaitStrategy waitStrategy = WaitStrategy.PUB_SUB;
-
-		private Duration retryInterval;
-
-		private Duration fenceRetentionTime = RedisLockRegistry.DEFAULT_FENCE_RETENTION_TIME;
-
-		private LockListener listener = LockListener.NONE;
-
-		private String instanceId;
 
 		private Duration perNodeTimeout = DEFAULT_PER_NODE_TIMEOUT;
 
@@ -181,86 +163,6 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		private Builder(List<RedisConnectionFactory> nodes, List<String> uris) {
 			this.nodes = nodes;
 			this.uris = uris;
-		}
-
-		/**
-		 * Set the prefix of every Redis key; it must not contain '{' or '}'.
-		 * @param keyPrefix the prefix, default {@code distlock:}
-		 * @return this builder
-		 */
-		public Builder keyPrefix(String keyPrefix) {
-			this.keyPrefix = keyPrefix;
-			return this;
-		}
-
-		/**
-		 * Set the lease of a grant without a fixed lease time, renewed while held.
-		 * @param leaseTime the lease, default 30 s
-		 * @return this builder
-		 */
-		public Builder leaseTime(Duration leaseTime) {
-			this.leaseTime = leaseTime;
-			return this;
-		}
-
-		/**
-		 * Set how often the watchdog renews a held grant; at most half the lease.
-		 * @param renewalInterval the interval, default a third of the lease
-		 * @return this builder
-		 */
-		public Builder renewalInterval(Duration renewalInterval) {
-			this.renewalInterval = renewalInterval;
-			return this;
-		}
-
-		/**
-		 * Set how a waiter learns that a lock was released.
-		 * @param waitStrategy the strategy, default {@link WaitStrategy#PUB_SUB}
-		 * @return this builder
-		 */
-		public Builder waitStrategy(WaitStrategy waitStrategy) {
-			this.waitStrategy = waitStrategy;
-			return this;
-		}
-
-		/**
-		 * Set the longest random pause between two attempts of a waiter.
-		 * @param retryInterval the interval, default 1 s with pub/sub and 100 ms when polling
-		 * @return this builder
-		 */
-		public Builder retryInterval(Duration retryInterval) {
-			this.retryInterval = retryInterval;
-			return this;
-		}
-
-		/**
-		 * Set how long the last fencing token of a key is kept on each node.
-		 * @param fenceRetentionTime the retention, default 10 minutes
-		 * @return this builder
-		 */
-		public Builder fenceRetentionTime(Duration fenceRetentionTime) {
-			this.fenceRetentionTime = fenceRetentionTime;
-			return this;
-		}
-
-		/**
-		 * Set the listener told about every grant.
-		 * @param listener the listener, default none
-		 * @return this builder
-		 */
-		public Builder listener(LockListener listener) {
-			this.listener = Objects.requireNonNull(listener, "listener must not be null");
-			return this;
-		}
-
-		/**
-		 * Set the id that starts every owner value this registry writes.
-		 * @param instanceId the id, default the process id and a random part
-		 * @return this builder
-		 */
-		public Builder instanceId(String instanceId) {
-			this.instanceId = instanceId;
-			return this;
 		}
 
 		/**
@@ -329,10 +231,10 @@ public class RedlockRegistry extends AbstractLockRegistry {
 			if (!(this.driftFactor > 0 && this.driftFactor <= 0.1)) {
 				throw new LockConfigurationException("driftFactor must be in (0, 0.1] but was '" + this.driftFactor + "'");
 			}
-			Duration needed = this.perNodeTimeout.plus(RegistrySettings.driftMargin(this.leaseTime, this.driftFactor))
+			Duration needed = this.perNodeTimeout.plus(RegistrySettings.driftMargin(leaseTime(), this.driftFactor))
 				.plus(this.minValidity);
-			if (this.leaseTime == null || this.leaseTime.compareTo(needed) <= 0) {
-				throw new LockConfigurationException("leaseTime '" + this.leaseTime + "' must be longer than "
+			if (leaseTime() == null || leaseTime().compareTo(needed) <= 0) {
+				throw new LockConfigurationException("leaseTime '" + leaseTime() + "' must be longer than "
 						+ "perNodeTimeout + drift + minValidity ('" + needed + "'), or no grant could ever be valid");
 			}
 			if (!this.uris.isEmpty()) {
@@ -413,19 +315,13 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		private List<RedisLockStore> stores() {
 			List<RedisLockStore> stores = new ArrayList<>();
 			for (RedisConnectionFactory node : this.nodes) {
-				stores.add(RedisLockStore.forNode(node, this.keyPrefix, this.fenceRetentionTime));
+				stores.add(RedisLockStore.forNode(node, keyPrefix(), fenceRetentionTime()));
 			}
 			return stores;
 		}
 
 		private RegistrySettings settings() {
-			Duration renewal = (this.renewalInterval != null) ? this.renewalInterval
-					: RegistrySettings.defaultRenewalInterval(this.leaseTime);
-			Duration retry = (this.retryInterval != null) ? this.retryInterval
-					: RegistrySettings.defaultRetryInterval(this.waitStrategy);
-			String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
-			return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id,
-					this.driftFactor, this.minValidity);
+			return settings(this.driftFactor, this.minValidity);
 		}
 
 	}

@@ -1,0 +1,181 @@
+package io.distlock.redis;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockListener;
+import io.distlock.core.WaitStrategy;
+import io.distlock.engine.RegistrySettings;
+
+/**
+ * The options every registry on Redis shares, for {@link RedisLockRegistry.Builder} and
+ * {@code RedlockRegistry.Builder}. Every option has a safe default.
+ *
+ * @param <B> the concrete builder
+ */
+public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegistryBuilder<B>> {
+
+	private String keyPrefix = RedisLockRegistry.DEFAULT_KEY_PREFIX;
+
+	private Duration leaseTime = RegistrySettings.DEFAULT_LEASE_TIME;
+
+	private Duration renewalInterval;
+
+	private WaitStrategy waitStrategy = WaitStrategy.PUB_SUB;
+
+	private Duration retryInterval;
+
+	private Duration fenceRetentionTime = RedisLockRegistry.DEFAULT_FENCE_RETENTION_TIME;
+
+	private LockListener listener = LockListener.NONE;
+
+	private String instanceId;
+
+	/**
+	 * Create a builder with the default options.
+	 */
+	protected AbstractRedisRegistryBuilder() {
+	}
+
+	/**
+	 * Set the prefix of every Redis key; it must not contain '{' or '}'.
+	 * @param keyPrefix the prefix, default {@value RedisLockRegistry#DEFAULT_KEY_PREFIX}
+	 * @return this builder
+	 */
+	public B keyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+		return self();
+	}
+
+	/**
+	 * Set the lease of a grant without a fixed lease time; the watchdog renews it while it is
+	 * held, so it matters only when the holder dies or is cut off.
+	 * @param leaseTime the lease, default 30 s
+	 * @return this builder
+	 */
+	public B leaseTime(Duration leaseTime) {
+		this.leaseTime = leaseTime;
+		return self();
+	}
+
+	/**
+	 * Set how often the watchdog renews a held grant; at most half the lease.
+	 * @param renewalInterval the interval, default a third of the lease
+	 * @return this builder
+	 */
+	public B renewalInterval(Duration renewalInterval) {
+		this.renewalInterval = renewalInterval;
+		return self();
+	}
+
+	/**
+	 * Set how a waiter learns that a lock was released.
+	 * @param waitStrategy the strategy, default {@link WaitStrategy#PUB_SUB}
+	 * @return this builder
+	 */
+	public B waitStrategy(WaitStrategy waitStrategy) {
+		this.waitStrategy = waitStrategy;
+		return self();
+	}
+
+	/**
+	 * Set the longest pause between two attempts of a waiter (jittered between half and all of
+	 * it, and never longer than the holder's remaining lease).
+	 * @param retryInterval the interval, default 1 s with pub/sub and 100 ms when polling
+	 * @return this builder
+	 */
+	public B retryInterval(Duration retryInterval) {
+		this.retryInterval = retryInterval;
+		return self();
+	}
+
+	/**
+	 * Set how long the last fencing token of a key is kept after a grant. Tokens grow even after
+	 * it is gone (they follow the Redis server clock); keeping it covers a backward step of that
+	 * clock shorter than the retention.
+	 * @param fenceRetentionTime the retention, default 10 minutes
+	 * @return this builder
+	 */
+	public B fenceRetentionTime(Duration fenceRetentionTime) {
+		this.fenceRetentionTime = fenceRetentionTime;
+		return self();
+	}
+
+	/**
+	 * Set the listener told about every grant (metrics, events).
+	 * @param listener the listener, default none
+	 * @return this builder
+	 */
+	public B listener(LockListener listener) {
+		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+		return self();
+	}
+
+	/**
+	 * Set the id that starts every owner value the registry writes, to tell in Redis which
+	 * instance holds a lock.
+	 * @param instanceId the id, default the process id and a random part
+	 * @return this builder
+	 */
+	public B instanceId(String instanceId) {
+		this.instanceId = instanceId;
+		return self();
+	}
+
+	/**
+	 * Return the key prefix.
+	 * @return the prefix
+	 */
+	protected String keyPrefix() {
+		return this.keyPrefix;
+	}
+
+	/**
+	 * Return the lease time.
+	 * @return the lease time
+	 */
+	protected Duration leaseTime() {
+		return this.leaseTime;
+	}
+
+	/**
+	 * Return the fence retention time, checked.
+	 * @return the retention
+	 * @throws LockConfigurationException if it is not positive
+	 */
+	protected Duration fenceRetentionTime() {
+		if (this.fenceRetentionTime == null || this.fenceRetentionTime.isNegative()
+				|| this.fenceRetentionTime.isZero()) {
+			throw new LockConfigurationException(
+					"fenceRetentionTime must be positive but was '" + this.fenceRetentionTime + "'");
+		}
+		return this.fenceRetentionTime;
+	}
+
+	/**
+	 * Return the validated settings.
+	 * @param driftFactor the drift factor
+	 * @param minValidity the minimum validity of a fresh grant
+	 * @return the settings
+	 * @throws LockConfigurationException naming the option that is invalid
+	 */
+	protected RegistrySettings settings(double driftFactor, Duration minValidity) {
+		if (this.leaseTime == null || this.leaseTime.isNegative() || this.leaseTime.isZero()) {
+			throw new LockConfigurationException("leaseTime must be positive but was '" + this.leaseTime + "'");
+		}
+		Duration renewal = (this.renewalInterval != null) ? this.renewalInterval
+				: RegistrySettings.defaultRenewalInterval(this.leaseTime);
+		Duration retry = (this.retryInterval != null) ? this.retryInterval
+				: RegistrySettings.defaultRetryInterval(this.waitStrategy);
+		String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
+		return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id, driftFactor,
+				minValidity);
+	}
+
+	@SuppressWarnings("unchecked")
+	private B self() {
+		return (B) this;
+	}
+
+}
