@@ -1,0 +1,105 @@
+package io.distlock.benchmark;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Turns the results into a Markdown table (each figure also as a ratio to the floor) and an SVG
+ * bar chart of throughput relative to the floor.
+ */
+final class BenchmarkReport {
+
+	private final Map<Scenario, Map<String, List<ScenarioDriver.Result>>> results = new LinkedHashMap<>();
+
+	void add(ScenarioDriver.Result result) {
+		this.results.computeIfAbsent(result.scenario(), (s) -> new LinkedHashMap<>())
+			.computeIfAbsent(result.contender(), (c) -> new ArrayList<>())
+			.add(result);
+	}
+
+	String markdown() {
+		StringBuilder out = new StringBuilder();
+		for (Map.Entry<Scenario, Map<String, List<ScenarioDriver.Result>>> scenario : this.results.entrySet()) {
+			double floor = best(scenario.getValue().get("floor (SET NX + Lua)"));
+			out.append("\n**").append(scenario.getKey().name()).append("**");
+			if (Double.isFinite(scenario.getKey().bound())) {
+				out.append(String.format(Locale.ROOT, " (bound %.0f grants/s)", scenario.getKey().bound()));
+			}
+			out.append("\n\n| contender | grants/s | × floor | p50 µs | p99 µs | p99.9 µs | commands/grant | max/min grants per thread |\n"
+					+ "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
+				ScenarioDriver.Result best = medianResult(contender.getValue());
+				out.append(String.format(Locale.ROOT, "| %s | %.0f | %.2f | %.0f | %.0f | %.0f | %.1f | %s |%n",
+						contender.getKey(), best.perSecond(), best.perSecond() / floor, best.p50Micros(), best.p99Micros(),
+						best.p999Micros(), best.commandsPerGrant(), fairness(best)));
+			}
+		}
+		return out.toString();
+	}
+
+	String svg() {
+		int width = 900;
+		int rowHeight = 18;
+		int y = 40;
+		StringBuilder bars = new StringBuilder();
+		for (Map.Entry<Scenario, Map<String, List<ScenarioDriver.Result>>> scenario : this.results.entrySet()) {
+			double floor = best(scenario.getValue().get("floor (SET NX + Lua)"));
+			bars.append(String.format(Locale.ROOT,
+					"<text x='10' y='%d' font-weight='bold'>%s</text>%n", y, escape(scenario.getKey().name())));
+			y += rowHeight;
+			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
+				double ratio = best(contender.getValue()) / floor;
+				int length = (int) Math.min(width - 330, Math.round(ratio * 250));
+				bars.append(String.format(Locale.ROOT,
+						"<text x='10' y='%d'>%s</text><rect x='230' y='%d' width='%d' height='12' fill='%s'/>"
+								+ "<text x='%d' y='%d'>%.2f×</text>%n",
+						y, escape(contender.getKey()), y - 10, length,
+						contender.getKey().startsWith("distlock") ? "#2563eb" : "#9aa5b1", 236 + length, y, ratio));
+				y += rowHeight;
+			}
+			y += 10;
+		}
+		return String.format(Locale.ROOT,
+				"<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='12'>%n"
+						+ "<rect width='100%%' height='100%%' fill='white'/>%n"
+						+ "<text x='10' y='20' font-size='14' font-weight='bold'>Throughput relative to the floor (SET NX + Lua release), higher is better</text>%n"
+						+ "%s</svg>%n",
+				width, y + 10, bars);
+	}
+
+	void write(Path directory) throws IOException {
+		Files.createDirectories(directory);
+		Files.writeString(directory.resolve("benchmark.md"), markdown());
+		Files.writeString(directory.resolve("benchmark.svg"), svg());
+	}
+
+	private static String fairness(ScenarioDriver.Result result) {
+		if (!result.scenario().hotKey()) {
+			return "n/a";
+		}
+		return (result.fewestByOneThread() == 0) ? result.mostByOneThread() + "/0 (starved)"
+				: String.format(Locale.ROOT, "%.1f", result.mostByOneThread() / (double) result.fewestByOneThread());
+	}
+
+	private static double best(List<ScenarioDriver.Result> results) {
+		return medianResult(results).perSecond();
+	}
+
+	/** The median round by throughput. */
+	private static ScenarioDriver.Result medianResult(List<ScenarioDriver.Result> results) {
+		List<ScenarioDriver.Result> sorted = new ArrayList<>(results);
+		sorted.sort((a, b) -> Double.compare(a.perSecond(), b.perSecond()));
+		return sorted.get(sorted.size() / 2);
+	}
+
+	private static String escape(String text) {
+		return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+	}
+
+}

@@ -1,0 +1,32 @@
+package io.distlock.benchmark;
+
+import java.time.Duration;
+
+/**
+ * One workload: how many threads, on distinct keys or one hot key, with how long a critical
+ * section.
+ *
+ * @param name the name in the report
+ * @param threads the threads
+ * @param hotKey whether all threads lock one key
+ * @param criticalSection how long each holds the lock
+ */
+record Scenario(String name, int threads, boolean hotKey, Duration criticalSection) {
+
+	/** The scenarios of the comparison. */
+	static final java.util.List<Scenario> ALL = java.util.List.of(
+			new Scenario("1 thread, distinct keys", 1, false, Duration.ZERO),
+			new Scenario("16 threads, distinct keys", 16, false, Duration.ZERO),
+			new Scenario("16 threads, one hot key, 200 µs section", 16, true, Duration.ofNanos(200_000)),
+			new Scenario("64 waiters, one hot key, 1 ms section", 64, true, Duration.ofMillis(1)));
+
+	/**
+	 * Return the most grants per second the critical section alone allows on a hot key.
+	 * @return the bound, or infinity without a section or on distinct keys
+	 */
+	double bound() {
+		return (this.hotKey && !this.criticalSection.isZero()) ? 1e9 / this.criticalSection.toNanos()
+				: Double.POSITIVE_INFINITY;
+	}
+
+}

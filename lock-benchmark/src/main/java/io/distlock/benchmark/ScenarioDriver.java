@@ -1,0 +1,152 @@
+package io.distlock.benchmark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.RedisCallback;
+
+import io.distlock.test.redis.RedisServer;
+
+/**
+ * Runs one scenario with one contender for a while and measures it: grants per second, the
+ * latency of lock-section-unlock, Redis commands per grant (from the server's own counter, so
+ * commands inside scripts count too), and fairness (most and fewest grants of any thread). A
+ * non-atomic counter checks exclusion on the hot key.
+ */
+final class ScenarioDriver {
+
+	private final RedisServer redis;
+
+	ScenarioDriver(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	Result run(Scenario scenario, Contender contender, Duration duration) throws InterruptedException {
+		String hotKey = "bench:hot:" + UUID.randomUUID();
+		int[] counter = new int[1];
+		long[][] latencies = new long[scenario.threads()][];
+		int[] grants = new int[scenario.threads()];
+		AtomicBoolean running = new AtomicBoolean(true);
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		CountDownLatch start = new CountDownLatch(1);
+		List<Thread> threads = new ArrayList<>();
+		for (int t = 0; t < scenario.threads(); t++) {
+			int index = t;
+			Thread thread = new Thread(() -> {
+				long[] mine = new long[1 << 16];
+				int count = 0;
+				try {
+					start.await();
+					while (running.get()) {
+						String key = scenario.hotKey() ? hotKey : "bench:" + index + ":" + count;
+						long begin = System.nanoTime();
+						contender.locked(key, () -> {
+							int read = counter[0];
+							work(scenario.criticalSection());
+							counter[0] = read + 1;
+						});
+						if (count == mine.length) {
+							mine = Arrays.copyOf(mine, mine.length * 2);
+						}
+						mine[count++] = System.nanoTime() - begin;
+					}
+				}
+				catch (Throwable ex) {
+					failure.compareAndSet(null, ex);
+				}
+				latencies[index] = Arrays.copyOf(mine, count);
+				grants[index] = count;
+			}, "bench-" + t);
+			threads.add(thread);
+			thread.start();
+		}
+		long commandsBefore = commands();
+		long startNanos = System.nanoTime();
+		start.countDown();
+		Thread.sleep(duration.toMillis());
+		running.set(false);
+		for (Thread thread : threads) {
+			thread.join(60_000);
+		}
+		long elapsed = System.nanoTime() - startNanos;
+		long commands = commands() - commandsBefore;
+		if (failure.get() != null) {
+			throw new IllegalStateException(contender.name() + " failed in '" + scenario.name() + "'", failure.get());
+		}
+		long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
+		int total = Arrays.stream(grants).sum();
+		int most = Arrays.stream(grants).max().orElse(0);
+		int fewest = Arrays.stream(grants).min().orElse(0);
+		return new Result(scenario, contender.name(), total, total / (elapsed / 1e9), percentile(all, 0.50),
+				percentile(all, 0.99), percentile(all, 0.999), (total > 0) ? commands / (double) total : 0, most,
+				fewest, counter[0]);
+	}
+
+	private static void work(Duration section) {
+		long nanos = section.toNanos();
+		if (nanos == 0) {
+			return;
+		}
+		if (nanos >= 1_000_000) {
+			LockSupport.parkNanos(nanos);
+			return;
+		}
+		long until = System.nanoTime() + nanos;
+		while (System.nanoTime() < until) {
+			Thread.onSpinWait();
+		}
+	}
+
+	private long commands() {
+		Properties stats = this.redis.template()
+			.execute((RedisCallback<Properties>) (RedisConnection connection) -> connection.serverCommands()
+				.info("stats"));
+		return Long.parseLong(stats.getProperty("total_commands_processed").trim());
+	}
+
+	private static double percentile(long[] sorted, double percentile) {
+		if (sorted.length == 0) {
+			return 0;
+		}
+		return sorted[Math.min(sorted.length - 1, (int) (sorted.length * percentile))] / 1e3;
+	}
+
+	/**
+	 * What one run measured.
+	 *
+	 * @param scenario the scenario
+	 * @param contender the contender's name
+	 * @param grants the grants
+	 * @param perSecond grants per second
+	 * @param p50Micros median latency of lock, section, unlock
+	 * @param p99Micros 99th percentile
+	 * @param p999Micros 99.9th percentile
+	 * @param commandsPerGrant Redis commands per grant, those inside scripts included
+	 * @param mostByOneThread the most grants of one thread
+	 * @param fewestByOneThread the fewest grants of one thread
+	 * @param counter the non-atomic counter after the run
+	 */
+	record Result(Scenario scenario, String contender, int grants, double perSecond, double p50Micros,
+			double p99Micros, double p999Micros, double commandsPerGrant, int mostByOneThread, int fewestByOneThread,
+			int counter) {
+
+		/**
+		 * Return whether the counter saw every grant (no overlap), which only a hot key tests.
+		 * @return whether exclusion held
+		 */
+		boolean exclusive() {
+			return !this.scenario.hotKey() || this.counter == this.grants;
+		}
+
+	}
+
+}
