@@ -79,6 +79,26 @@ class RedisLockRegistryIntegrationTests {
 	}
 
 	@Test
+	void anUncontendedCycleIsTwoRoundTripsAndReentryIsFree() {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
+		DistLock lock = registry.obtain(randomKey());
+		long before = scriptCalls();
+		lock.lock();
+		lock.unlock();
+		assertThat(scriptCalls() - before).as("one acquire and one release").isEqualTo(2);
+
+		before = scriptCalls();
+		lock.lock();
+		lock.lock();
+		lock.lock();
+		lock.unlock();
+		lock.unlock();
+		assertThat(scriptCalls() - before).as("re-entry and its unlock stay local").isEqualTo(1);
+		lock.unlock();
+		assertThat(scriptCalls() - before).isEqualTo(2);
+	}
+
+	@Test
 	void releasePublishesOnlyWhenSomeoneWaits() throws Exception {
 		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
 		RedisLockRegistry competitor = register(RedisLockRegistry.builder(factory()));
@@ -265,6 +285,12 @@ class RedisLockRegistryIntegrationTests {
 			}
 			return keys;
 		});
+	}
+
+	private long scriptCalls() {
+		// Every round trip of the registry is one script; the commands a script runs inside are
+		// counted under their own names and are not round trips.
+		return commandCalls("evalsha") + commandCalls("eval");
 	}
 
 	private long commandCalls(String command) {
