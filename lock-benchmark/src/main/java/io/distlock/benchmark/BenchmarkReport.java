@@ -26,7 +26,7 @@ final class BenchmarkReport {
 	String markdown() {
 		StringBuilder out = new StringBuilder();
 		for (Map.Entry<Scenario, Map<String, List<ScenarioDriver.Result>>> scenario : this.results.entrySet()) {
-			double floor = best(scenario.getValue().get("floor (SET NX + Lua)"));
+			double floor = best(scenario.getValue().get(FloorLock.NAME));
 			out.append("\n**").append(scenario.getKey().name()).append("**");
 			if (Double.isFinite(scenario.getKey().bound())) {
 				out.append(String.format(Locale.ROOT, " (bound %.0f grants/s)", scenario.getKey().bound()));
@@ -49,7 +49,7 @@ final class BenchmarkReport {
 		int y = 40;
 		StringBuilder bars = new StringBuilder();
 		for (Map.Entry<Scenario, Map<String, List<ScenarioDriver.Result>>> scenario : this.results.entrySet()) {
-			double floor = best(scenario.getValue().get("floor (SET NX + Lua)"));
+			double floor = best(scenario.getValue().get(FloorLock.NAME));
 			bars.append(String.format(Locale.ROOT,
 					"<text x='10' y='%d' font-weight='bold'>%s</text>%n", y, escape(scenario.getKey().name())));
 			y += rowHeight;
@@ -83,8 +83,10 @@ final class BenchmarkReport {
 		if (!result.scenario().hotKey()) {
 			return "n/a";
 		}
-		return (result.fewestByOneThread() == 0) ? result.mostByOneThread() + "/0 (starved)"
+		String perThread = (result.fewestByOneThread() == 0) ? result.mostByOneThread() + "/0 (starved)"
 				: String.format(Locale.ROOT, "%.1f", result.mostByOneThread() / (double) result.fewestByOneThread());
+		return Double.isNaN(result.firstJvmShare()) ? perThread
+				: String.format(Locale.ROOT, "%s; first JVM's share %.0f%%", perThread, result.firstJvmShare() * 100);
 	}
 
 	private static double best(List<ScenarioDriver.Result> results) {

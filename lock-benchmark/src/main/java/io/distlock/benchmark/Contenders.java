@@ -1,5 +1,6 @@
 package io.distlock.benchmark;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.redisson.Redisson;
@@ -7,12 +8,13 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 import io.distlock.core.DistLock;
 import io.distlock.redis.RedisLockRegistry;
-import io.distlock.test.redis.RedisServer;
 
 /**
  * The contenders of one comparison, all on the same Redis: distlock, Redisson's {@code RLock}
@@ -21,22 +23,81 @@ import io.distlock.test.redis.RedisServer;
  */
 final class Contenders {
 
+	static final String DISTLOCK = "distlock";
+
+	static final String REDISSON = "Redisson RLock";
+
+	static final String SPRING_INTEGRATION_SPIN = "Spring Integration (spin)";
+
+	static final String SPRING_INTEGRATION_PUB_SUB = "Spring Integration (pub/sub)";
+
+	static final String NO_LOCK = "no lock (negative control)";
+
 	private Contenders() {
 	}
 
-	static List<Contender> all(RedisServer redis) {
-		return List.of(distlock(redis), redisson(redis), springIntegration(redis, RedisLockType.SPIN_LOCK),
-				springIntegration(redis, RedisLockType.PUB_SUB_LOCK), new FloorLock(redis.port()));
+	/** The names of all contenders, in the order of the report. */
+	static final List<String> NAMES = List.of(DISTLOCK, REDISSON, SPRING_INTEGRATION_SPIN, SPRING_INTEGRATION_PUB_SUB,
+			FloorLock.NAME);
+
+	static List<Contender> all(int port) {
+		return NAMES.stream().map((name) -> named(name, port)).toList();
 	}
 
-	static Contender distlock(RedisServer redis) {
-		LettuceConnectionFactory factory = redis.newConnectionFactory(java.time.Duration.ofSeconds(5));
+	/**
+	 * Create the contender of that name on the Redis at that port, as a child JVM does.
+	 */
+	static Contender named(String name, int port) {
+		return switch (name) {
+			case DISTLOCK -> distlock(port);
+			case REDISSON -> redisson(port);
+			case SPRING_INTEGRATION_SPIN -> springIntegration(port, RedisLockType.SPIN_LOCK);
+			case SPRING_INTEGRATION_PUB_SUB -> springIntegration(port, RedisLockType.PUB_SUB_LOCK);
+			case FloorLock.NAME -> new FloorLock(port);
+			case NO_LOCK -> noLock();
+			default -> throw new IllegalArgumentException("No contender named '" + name + "'");
+		};
+	}
+
+	/**
+	 * The negative control of the exclusion check: runs the section without any lock.
+	 */
+	static Contender noLock() {
+		return new Contender() {
+
+			@Override
+			public String name() {
+				return NO_LOCK;
+			}
+
+			@Override
+			public void locked(String key, Runnable section) {
+				section.run();
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+	}
+
+	private static LettuceConnectionFactory connectionFactory(int port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	static Contender distlock(int port) {
+		LettuceConnectionFactory factory = connectionFactory(port);
 		RedisLockRegistry registry = new RedisLockRegistry(factory);
 		return new Contender() {
 
 			@Override
 			public String name() {
-				return "distlock";
+				return DISTLOCK;
 			}
 
 			@Override
@@ -60,15 +121,15 @@ final class Contenders {
 		};
 	}
 
-	static Contender redisson(RedisServer redis) {
+	static Contender redisson(int port) {
 		Config config = new Config();
-		config.useSingleServer().setAddress("redis://127.0.0.1:" + redis.port());
+		config.useSingleServer().setAddress("redis://127.0.0.1:" + port);
 		RedissonClient client = Redisson.create(config);
 		return new Contender() {
 
 			@Override
 			public String name() {
-				return "Redisson RLock";
+				return REDISSON;
 			}
 
 			@Override
@@ -91,8 +152,8 @@ final class Contenders {
 		};
 	}
 
-	static Contender springIntegration(RedisServer redis, RedisLockType type) {
-		LettuceConnectionFactory factory = redis.newConnectionFactory(java.time.Duration.ofSeconds(5));
+	static Contender springIntegration(int port, RedisLockType type) {
+		LettuceConnectionFactory factory = connectionFactory(port);
 		org.springframework.integration.redis.util.RedisLockRegistry registry = new org.springframework.integration.redis.util.RedisLockRegistry(
 				factory, "si-" + type);
 		registry.setRedisLockType(type);
@@ -100,7 +161,7 @@ final class Contenders {
 
 			@Override
 			public String name() {
-				return "Spring Integration (" + ((type == RedisLockType.SPIN_LOCK) ? "spin" : "pub/sub") + ")";
+				return (type == RedisLockType.SPIN_LOCK) ? SPRING_INTEGRATION_SPIN : SPRING_INTEGRATION_PUB_SUB;
 			}
 
 			@Override

@@ -16,6 +16,9 @@ import io.lettuce.core.api.sync.RedisCommands;
  */
 final class FloorLock implements Contender {
 
+	static final String NAME = "floor (SET NX + Lua)";
+
+
 	private static final String RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
 			+ "return redis.call('del', KEYS[1]) end return 0";
 
@@ -36,7 +39,7 @@ final class FloorLock implements Contender {
 
 	@Override
 	public String name() {
-		return "floor (SET NX + Lua)";
+		return NAME;
 	}
 
 	@Override

@@ -7,18 +7,20 @@ import java.time.Duration;
  * section.
  *
  * @param name the name in the report
- * @param threads the threads
+ * @param jvms how many JVMs run it (more than one: child processes)
+ * @param threads the threads in each JVM
  * @param hotKey whether all threads lock one key
  * @param criticalSection how long each holds the lock
  */
-record Scenario(String name, int threads, boolean hotKey, Duration criticalSection) {
+record Scenario(String name, int jvms, int threads, boolean hotKey, Duration criticalSection) {
 
 	/** The scenarios of the comparison. */
 	static final java.util.List<Scenario> ALL = java.util.List.of(
-			new Scenario("1 thread, distinct keys", 1, false, Duration.ZERO),
-			new Scenario("16 threads, distinct keys", 16, false, Duration.ZERO),
-			new Scenario("16 threads, one hot key, 200 µs section", 16, true, Duration.ofNanos(200_000)),
-			new Scenario("64 waiters, one hot key, 1 ms section", 64, true, Duration.ofMillis(1)));
+			new Scenario("1 thread, distinct keys", 1, 1, false, Duration.ZERO),
+			new Scenario("16 threads, distinct keys", 1, 16, false, Duration.ZERO),
+			new Scenario("16 threads, one hot key, 200 µs section", 1, 16, true, Duration.ofNanos(200_000)),
+			new Scenario("2 JVMs × 8 threads, one hot key, 200 µs section", 2, 8, true, Duration.ofNanos(200_000)),
+			new Scenario("64 waiters, one hot key, 1 ms section", 1, 64, true, Duration.ofMillis(1)));
 
 	/**
 	 * Return the most grants per second the critical section alone allows on a hot key.

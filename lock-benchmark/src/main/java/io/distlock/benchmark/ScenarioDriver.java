@@ -9,7 +9,6 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
@@ -34,7 +33,6 @@ final class ScenarioDriver {
 		String hotKey = "bench:hot:" + UUID.randomUUID();
 		int[] counter = new int[1];
 		long[][] latencies = new long[scenario.threads()][];
-		int[] grants = new int[scenario.threads()];
 		AtomicBoolean running = new AtomicBoolean(true);
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		CountDownLatch start = new CountDownLatch(1);
@@ -51,7 +49,7 @@ final class ScenarioDriver {
 						long begin = System.nanoTime();
 						contender.locked(key, () -> {
 							int read = counter[0];
-							work(scenario.criticalSection());
+							CriticalSection.run(scenario.criticalSection());
 							counter[0] = read + 1;
 						});
 						if (count == mine.length) {
@@ -64,12 +62,11 @@ final class ScenarioDriver {
 					failure.compareAndSet(null, ex);
 				}
 				latencies[index] = Arrays.copyOf(mine, count);
-				grants[index] = count;
 			}, "bench-" + t);
 			threads.add(thread);
 			thread.start();
 		}
-		long commandsBefore = commands();
+		long commandsBefore = commands(this.redis);
 		long startNanos = System.nanoTime();
 		start.countDown();
 		Thread.sleep(duration.toMillis());
@@ -78,36 +75,15 @@ final class ScenarioDriver {
 			thread.join(60_000);
 		}
 		long elapsed = System.nanoTime() - startNanos;
-		long commands = commands() - commandsBefore;
+		long commands = commands(this.redis) - commandsBefore;
 		if (failure.get() != null) {
 			throw new IllegalStateException(contender.name() + " failed in '" + scenario.name() + "'", failure.get());
 		}
-		long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
-		int total = Arrays.stream(grants).sum();
-		int most = Arrays.stream(grants).max().orElse(0);
-		int fewest = Arrays.stream(grants).min().orElse(0);
-		return new Result(scenario, contender.name(), total, total / (elapsed / 1e9), percentile(all, 0.50),
-				percentile(all, 0.99), percentile(all, 0.999), (total > 0) ? commands / (double) total : 0, most,
-				fewest, counter[0]);
+		return Result.of(scenario, contender.name(), latencies, elapsed, commands, counter[0], Double.NaN);
 	}
 
-	private static void work(Duration section) {
-		long nanos = section.toNanos();
-		if (nanos == 0) {
-			return;
-		}
-		if (nanos >= 1_000_000) {
-			LockSupport.parkNanos(nanos);
-			return;
-		}
-		long until = System.nanoTime() + nanos;
-		while (System.nanoTime() < until) {
-			Thread.onSpinWait();
-		}
-	}
-
-	private long commands() {
-		Properties stats = this.redis.template()
+	static long commands(RedisServer redis) {
+		Properties stats = redis.template()
 			.execute((RedisCallback<Properties>) (RedisConnection connection) -> connection.serverCommands()
 				.info("stats"));
 		return Long.parseLong(stats.getProperty("total_commands_processed").trim());
@@ -134,10 +110,26 @@ final class ScenarioDriver {
 	 * @param mostByOneThread the most grants of one thread
 	 * @param fewestByOneThread the fewest grants of one thread
 	 * @param counter the non-atomic counter after the run
+	 * @param firstJvmShare the first JVM's share of the grants, {@code NaN} with one JVM
 	 */
 	record Result(Scenario scenario, String contender, int grants, double perSecond, double p50Micros,
 			double p99Micros, double p999Micros, double commandsPerGrant, int mostByOneThread, int fewestByOneThread,
-			int counter) {
+			int counter, double firstJvmShare) {
+
+		/**
+		 * Summarize a run.
+		 * @param latencies each thread's latencies in nanoseconds, one per grant
+		 */
+		static Result of(Scenario scenario, String contender, long[][] latencies, long elapsedNanos, long commands,
+				int counter, double firstJvmShare) {
+			long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
+			int total = all.length;
+			int most = Arrays.stream(latencies).mapToInt((mine) -> mine.length).max().orElse(0);
+			int fewest = Arrays.stream(latencies).mapToInt((mine) -> mine.length).min().orElse(0);
+			return new Result(scenario, contender, total, total / (elapsedNanos / 1e9), percentile(all, 0.50),
+					percentile(all, 0.99), percentile(all, 0.999), (total > 0) ? commands / (double) total : 0, most,
+					fewest, counter, firstJvmShare);
+		}
 
 		/**
 		 * Return whether the counter saw every grant (no overlap), which only a hot key tests.

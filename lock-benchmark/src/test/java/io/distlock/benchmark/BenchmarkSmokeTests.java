@@ -5,11 +5,14 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.distlock.test.redis.RedisServer;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A short run of the whole comparison in the default build: every contender works in every
- * scenario, nobody lets two holders in, and the report renders. The numbers mean nothing here.
+ * scenario, nobody lets two holders in, and the report renders; and without a lock, both
+ * exclusion checks fire. The numbers mean nothing here.
  */
 @Timeout(300)
 class BenchmarkSmokeTests {
@@ -24,6 +27,19 @@ class BenchmarkSmokeTests {
 			assertThat(markdown).contains(scenario.name());
 		}
 		assertThat(report.svg()).startsWith("<svg").contains("distlock");
+	}
+
+	@Test
+	void theExclusionChecksSeeTwoHoldersWithoutALock() throws Exception {
+		Scenario inProcess = Scenario.ALL.stream().filter((s) -> s.hotKey() && s.jvms() == 1).findFirst().orElseThrow();
+		Scenario twoJvms = Scenario.ALL.stream().filter((s) -> s.jvms() > 1).findFirst().orElseThrow();
+		try (RedisServer redis = RedisServer.start(); Contender none = Contenders.noLock()) {
+			ScenarioDriver.Result local = new ScenarioDriver(redis).run(inProcess, none, Duration.ofMillis(300));
+			assertThat(local.exclusive()).as("counter %d after %d grants", local.counter(), local.grants()).isFalse();
+			ScenarioDriver.Result shared = new MultiJvmDriver(redis).run(twoJvms, none.name(), Duration.ofMillis(300));
+			assertThat(shared.exclusive()).as("counter %d after %d grants", shared.counter(), shared.grants()).isFalse();
+			assertThat(shared.firstJvmShare()).isBetween(0.0, 1.0);
+		}
 	}
 
 }

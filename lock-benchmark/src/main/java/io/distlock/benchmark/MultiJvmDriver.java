@@ -1,0 +1,135 @@
+package io.distlock.benchmark;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.distlock.test.redis.RedisServer;
+
+/**
+ * Runs a scenario of several JVMs: one {@link HotKeyWorker} process per JVM, each with the same
+ * contender, all on one hot key and one {@link SharedCounter}. The window is the parent's: every
+ * worker starts on {@code GO} and stops on {@code STOP}, and the Redis commands are counted over
+ * the same window.
+ */
+final class MultiJvmDriver {
+
+	private final RedisServer redis;
+
+	MultiJvmDriver(RedisServer redis) {
+		this.redis = redis;
+	}
+
+	ScenarioDriver.Result run(Scenario scenario, String contender, Duration duration)
+			throws IOException, InterruptedException {
+		Path counterFile = Files.createTempFile("distlock-bench-counter", ".bin");
+		String key = "bench:hot:" + UUID.randomUUID();
+		List<Worker> workers = new ArrayList<>();
+		try (SharedCounter counter = new SharedCounter(counterFile)) {
+			for (int i = 0; i < scenario.jvms(); i++) {
+				workers.add(new Worker(contender, this.redis.port(), key, scenario, counterFile));
+			}
+			for (Worker worker : workers) {
+				worker.awaitLine("READY");
+			}
+			long commandsBefore = ScenarioDriver.commands(this.redis);
+			long start = System.nanoTime();
+			workers.forEach((worker) -> worker.send("GO"));
+			Thread.sleep(duration.toMillis());
+			workers.forEach((worker) -> worker.send("STOP"));
+			long elapsed = System.nanoTime() - start;
+			List<long[]> latencies = new ArrayList<>();
+			int firstJvmGrants = 0;
+			for (Worker worker : workers) {
+				String[] grants = worker.awaitLine("GRANTS").substring("GRANTS ".length()).split(",");
+				long[] all = parse(worker.awaitLine("LATENCIES").substring("LATENCIES".length()).trim());
+				int offset = 0;
+				for (String threadGrants : grants) {
+					int count = Integer.parseInt(threadGrants);
+					latencies.add(Arrays.copyOfRange(all, offset, offset + count));
+					offset += count;
+				}
+				if (worker == workers.get(0)) {
+					firstJvmGrants = offset;
+				}
+				worker.awaitExit();
+			}
+			long commands = ScenarioDriver.commands(this.redis) - commandsBefore;
+			long[][] perThread = latencies.toArray(long[][]::new);
+			int total = Arrays.stream(perThread).mapToInt((mine) -> mine.length).sum();
+			return ScenarioDriver.Result.of(scenario, contender, perThread, elapsed, commands, counter.read(),
+					(total > 0) ? firstJvmGrants / (double) total : Double.NaN);
+		}
+		finally {
+			workers.forEach(Worker::close);
+			Files.deleteIfExists(counterFile);
+		}
+	}
+
+	private static long[] parse(String csv) {
+		return csv.isEmpty() ? new long[0] : Arrays.stream(csv.split(",")).mapToLong(Long::parseLong).toArray();
+	}
+
+	/** One child JVM and its line protocol. */
+	private static final class Worker implements AutoCloseable {
+
+		private final Process process;
+
+		private final BufferedReader output;
+
+		private final StringBuilder seen = new StringBuilder();
+
+		Worker(String contender, int port, String key, Scenario scenario, Path counterFile) throws IOException {
+			List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+					"-cp", System.getProperty("java.class.path"), HotKeyWorker.class.getName(), contender,
+					Integer.toString(port), key, Integer.toString(scenario.threads()),
+					Long.toString(scenario.criticalSection().toNanos()), counterFile.toString());
+			this.process = new ProcessBuilder(command).redirectErrorStream(true).start();
+			this.output = new BufferedReader(new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8));
+		}
+
+		String awaitLine(String prefix) throws IOException {
+			for (String line = this.output.readLine(); line != null; line = this.output.readLine()) {
+				if (line.startsWith(prefix)) {
+					return line;
+				}
+				this.seen.append(line).append('\n');
+			}
+			throw new IllegalStateException("Benchmark worker ended without printing " + prefix + "; it printed:\n" + this.seen);
+		}
+
+		void send(String line) {
+			try {
+				OutputStream input = this.process.getOutputStream();
+				input.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+				input.flush();
+			}
+			catch (IOException ex) {
+				throw new IllegalStateException("Benchmark worker is gone; it printed:\n" + this.seen, ex);
+			}
+		}
+
+		void awaitExit() throws InterruptedException {
+			if (!this.process.waitFor(30, TimeUnit.SECONDS) || this.process.exitValue() != 0) {
+				throw new IllegalStateException("Benchmark worker did not exit cleanly; it printed:\n" + this.seen);
+			}
+		}
+
+		@Override
+		public void close() {
+			this.process.destroyForcibly();
+		}
+
+	}
+
+}
