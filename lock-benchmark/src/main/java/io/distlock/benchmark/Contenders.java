@@ -2,9 +2,10 @@ package io.distlock.benchmark;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
 
 import org.redisson.Redisson;
-import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -13,7 +14,6 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
-import io.distlock.core.DistLock;
 import io.distlock.redis.RedisLockRegistry;
 
 /**
@@ -93,63 +93,17 @@ final class Contenders {
 	static Contender distlock(int port) {
 		LettuceConnectionFactory factory = connectionFactory(port);
 		RedisLockRegistry registry = new RedisLockRegistry(factory);
-		return new Contender() {
-
-			@Override
-			public String name() {
-				return DISTLOCK;
-			}
-
-			@Override
-			public void locked(String key, Runnable section) {
-				DistLock lock = registry.obtain(key);
-				lock.lock();
-				try {
-					section.run();
-				}
-				finally {
-					lock.unlock();
-				}
-			}
-
-			@Override
-			public void close() {
-				registry.close();
-				factory.destroy();
-			}
-
-		};
+		return ofLocks(DISTLOCK, registry::obtain, () -> {
+			registry.close();
+			factory.destroy();
+		});
 	}
 
 	static Contender redisson(int port) {
 		Config config = new Config();
 		config.useSingleServer().setAddress("redis://127.0.0.1:" + port);
 		RedissonClient client = Redisson.create(config);
-		return new Contender() {
-
-			@Override
-			public String name() {
-				return REDISSON;
-			}
-
-			@Override
-			public void locked(String key, Runnable section) {
-				RLock lock = client.getLock(key);
-				lock.lock();
-				try {
-					section.run();
-				}
-				finally {
-					lock.unlock();
-				}
-			}
-
-			@Override
-			public void close() {
-				client.shutdown();
-			}
-
-		};
+		return ofLocks(REDISSON, client::getLock, client::shutdown);
 	}
 
 	static Contender springIntegration(int port, RedisLockType type) {
@@ -157,16 +111,27 @@ final class Contenders {
 		org.springframework.integration.redis.util.RedisLockRegistry registry = new org.springframework.integration.redis.util.RedisLockRegistry(
 				factory, "si-" + type);
 		registry.setRedisLockType(type);
+		return ofLocks((type == RedisLockType.SPIN_LOCK) ? SPRING_INTEGRATION_SPIN : SPRING_INTEGRATION_PUB_SUB,
+				registry::obtain, () -> {
+					registry.destroy();
+					factory.destroy();
+				});
+	}
+
+	/**
+	 * A contender whose locks are {@link Lock}s: obtain one per call, lock, run, unlock.
+	 */
+	private static Contender ofLocks(String name, Function<String, ? extends Lock> locks, Runnable close) {
 		return new Contender() {
 
 			@Override
 			public String name() {
-				return (type == RedisLockType.SPIN_LOCK) ? SPRING_INTEGRATION_SPIN : SPRING_INTEGRATION_PUB_SUB;
+				return name;
 			}
 
 			@Override
 			public void locked(String key, Runnable section) {
-				java.util.concurrent.locks.Lock lock = registry.obtain(key);
+				Lock lock = locks.apply(key);
 				lock.lock();
 				try {
 					section.run();
@@ -178,8 +143,7 @@ final class Contenders {
 
 			@Override
 			public void close() {
-				registry.destroy();
-				factory.destroy();
+				close.run();
 			}
 
 		};

@@ -4,14 +4,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.StringJoiner;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The child JVM of a multi-JVM scenario: one contender, several threads on one hot key, counting
@@ -26,63 +19,36 @@ public final class HotKeyWorker {
 
 	/**
 	 * Run the worker.
-	 * @param args contender name, Redis port, key, threads, critical section in nanoseconds,
+	 * @param args contender name, Redis port, key, the scenario's index in {@link Scenario#ALL},
 	 * counter file
 	 */
 	public static void main(String[] args) throws Exception {
 		String name = args[0];
 		int port = Integer.parseInt(args[1]);
 		String key = args[2];
-		int threadCount = Integer.parseInt(args[3]);
-		Duration section = Duration.ofNanos(Long.parseLong(args[4]));
+		Scenario scenario = Scenario.ALL.get(Integer.parseInt(args[3]));
 		BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-		try (Contender contender = Contenders.named(name, port); SharedCounter counter = new SharedCounter(Path.of(args[5]))) {
+		try (Contender contender = Contenders.named(name, port);
+				SharedCounter counter = new SharedCounter(Path.of(args[4]))) {
 			contender.locked(key + ":warm-up", () -> {
 			});
-			AtomicBoolean running = new AtomicBoolean(true);
-			AtomicReference<Throwable> failure = new AtomicReference<>();
-			CountDownLatch start = new CountDownLatch(1);
-			long[][] latencies = new long[threadCount][];
-			List<Thread> threads = new ArrayList<>();
-			for (int t = 0; t < threadCount; t++) {
-				int index = t;
-				Thread thread = new Thread(() -> {
-					long[] mine = new long[1 << 14];
-					int count = 0;
-					try {
-						start.await();
-						while (running.get()) {
-							long begin = System.nanoTime();
-							contender.locked(key, () -> {
-								int read = counter.read();
-								CriticalSection.run(section);
-								counter.write(read + 1);
-							});
-							if (count == mine.length) {
-								mine = Arrays.copyOf(mine, mine.length * 2);
-							}
-							mine[count++] = System.nanoTime() - begin;
-						}
-					}
-					catch (Throwable ex) {
-						failure.compareAndSet(null, ex);
-					}
-					latencies[index] = Arrays.copyOf(mine, count);
-				}, "worker-" + t);
-				threads.add(thread);
-				thread.start();
-			}
+			GrantLoops loops = new GrantLoops(scenario, contender, (thread, grant) -> key, () -> {
+				int read = counter.read();
+				CriticalSection.run(scenario.criticalSection());
+				counter.write(read + 1);
+			});
 			System.out.println("READY");
 			expect(input, "GO");
-			start.countDown();
+			loops.go();
 			expect(input, "STOP");
-			running.set(false);
-			for (Thread thread : threads) {
-				thread.join();
+			long[][] latencies;
+			try {
+				latencies = loops.stop();
 			}
-			if (failure.get() != null) {
-				failure.get().printStackTrace(System.out);
+			catch (IllegalStateException ex) {
+				ex.printStackTrace(System.out);
 				System.exit(1);
+				return;
 			}
 			StringJoiner grants = new StringJoiner(",", "GRANTS ", "");
 			StringJoiner all = new StringJoiner(",", "LATENCIES ", "");

@@ -92,8 +92,7 @@ final class MultiJvmDriver {
 		Worker(String contender, int port, String key, Scenario scenario, Path counterFile) throws IOException {
 			List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
 					"-cp", System.getProperty("java.class.path"), HotKeyWorker.class.getName(), contender,
-					Integer.toString(port), key, Integer.toString(scenario.threads()),
-					Long.toString(scenario.criticalSection().toNanos()), counterFile.toString());
+					Integer.toString(port), key, Integer.toString(Scenario.ALL.indexOf(scenario)), counterFile.toString());
 			this.process = new ProcessBuilder(command).redirectErrorStream(true).start();
 			this.output = new BufferedReader(new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8));
 		}

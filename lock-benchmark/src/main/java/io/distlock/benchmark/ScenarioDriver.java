@@ -1,14 +1,9 @@
 package io.distlock.benchmark;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
@@ -32,53 +27,19 @@ final class ScenarioDriver {
 	Result run(Scenario scenario, Contender contender, Duration duration) throws InterruptedException {
 		String hotKey = "bench:hot:" + UUID.randomUUID();
 		int[] counter = new int[1];
-		long[][] latencies = new long[scenario.threads()][];
-		AtomicBoolean running = new AtomicBoolean(true);
-		AtomicReference<Throwable> failure = new AtomicReference<>();
-		CountDownLatch start = new CountDownLatch(1);
-		List<Thread> threads = new ArrayList<>();
-		for (int t = 0; t < scenario.threads(); t++) {
-			int index = t;
-			Thread thread = new Thread(() -> {
-				long[] mine = new long[1 << 16];
-				int count = 0;
-				try {
-					start.await();
-					while (running.get()) {
-						String key = scenario.hotKey() ? hotKey : "bench:" + index + ":" + count;
-						long begin = System.nanoTime();
-						contender.locked(key, () -> {
-							int read = counter[0];
-							CriticalSection.run(scenario.criticalSection());
-							counter[0] = read + 1;
-						});
-						if (count == mine.length) {
-							mine = Arrays.copyOf(mine, mine.length * 2);
-						}
-						mine[count++] = System.nanoTime() - begin;
-					}
-				}
-				catch (Throwable ex) {
-					failure.compareAndSet(null, ex);
-				}
-				latencies[index] = Arrays.copyOf(mine, count);
-			}, "bench-" + t);
-			threads.add(thread);
-			thread.start();
-		}
+		GrantLoops loops = new GrantLoops(scenario, contender,
+				(thread, grant) -> scenario.hotKey() ? hotKey : "bench:" + thread + ":" + grant, () -> {
+					int read = counter[0];
+					CriticalSection.run(scenario.criticalSection());
+					counter[0] = read + 1;
+				});
 		long commandsBefore = commands(this.redis);
 		long startNanos = System.nanoTime();
-		start.countDown();
+		loops.go();
 		Thread.sleep(duration.toMillis());
-		running.set(false);
-		for (Thread thread : threads) {
-			thread.join(60_000);
-		}
+		long[][] latencies = loops.stop();
 		long elapsed = System.nanoTime() - startNanos;
 		long commands = commands(this.redis) - commandsBefore;
-		if (failure.get() != null) {
-			throw new IllegalStateException(contender.name() + " failed in '" + scenario.name() + "'", failure.get());
-		}
 		return Result.of(scenario, contender.name(), latencies, elapsed, commands, counter[0], Double.NaN);
 	}
 
