@@ -1,14 +1,5 @@
 package io.distlock.sample.inventory;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
@@ -19,10 +10,6 @@ import org.junit.jupiter.api.Timeout;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
-import io.distlock.sample.inventory.order.OrderRepository;
-import io.distlock.sample.inventory.product.ProductRepository;
-import io.distlock.sample.inventory.reservation.Reservation;
-import io.distlock.sample.inventory.reservation.Reservations;
 import io.distlock.sample.inventory.reservation.Strategy;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,83 +65,40 @@ class OversellFaultIntegrationTests {
 
 	@Test
 	void negativeControlTheLockWithoutTheGuardOversells() throws Exception {
-		Sale sale = sellUnderFaults(Strategy.LOCK_ONLY);
-		assertThat(sale.sold > STOCK || sale.finalStock + sale.sold != STOCK)
-			.as("an oversell or a lost update: sold %d, final stock %d", sale.sold, sale.finalStock)
+		// An oversell needs an expiry inside a holder's read-to-write window: most sales show one,
+		// some (about one in four here) do not. Up to five sales; the first that oversells ends it.
+		int sales = 0;
+		Sale sale;
+		do {
+			sale = sellUnderFaults(Strategy.LOCK_ONLY);
+			sales++;
+		}
+		while (!oversold(sale) && sales < 5);
+		assertThat(oversold(sale)).as("an oversell or a lost update in %d sales: sold %d, final stock %d", sales,
+				sale.sold, sale.finalStock)
 			.isTrue();
 		System.out.println("FAULT-REPORT | T32 control | the same faults, lock without guard | oversells | sold "
-				+ sale.sold + " of " + STOCK + ", final stock " + sale.finalStock + " |");
+				+ sale.sold + " of " + STOCK + ", final stock " + sale.finalStock + " (sale " + sales + " of at most 5) |");
+	}
+
+	private static boolean oversold(Sale sale) {
+		return sale.sold > STOCK || sale.finalStock + sale.sold != STOCK;
 	}
 
 	private Sale sellUnderFaults(Strategy strategy) throws Exception {
-		ProductRepository products = first.getBean(ProductRepository.class);
-		long productId = products.create("t32 " + strategy, STOCK);
-		String lockKey = "distlock:{stock:" + productId + "}";
-		Reservations[] instances = { first.getBean(Reservations.class), second.getBean(Reservations.class) };
-		AtomicBoolean selling = new AtomicBoolean(true);
-		AtomicInteger lowest = new AtomicInteger(STOCK);
 		AtomicInteger expiries = new AtomicInteger();
-		AtomicInteger accepted = new AtomicInteger();
-		Thread sampler = new Thread(() -> {
-			while (selling.get()) {
-				lowest.accumulateAndGet(products.stock(productId), Math::min);
-			}
-		});
-		Thread nemesis = new Thread(() -> {
-			while (selling.get()) {
-				// The holder's key vanishes under it: its lock is lost, and another buyer gets in.
-				if ("1".equals(InventoryServers.redis().command("PEXPIRE", lockKey, "1").substring(1))) {
-					expiries.incrementAndGet();
-				}
-				try {
-					Thread.sleep(10);
-				}
-				catch (InterruptedException ex) {
-					return;
-				}
-			}
-		});
-		CountDownLatch start = new CountDownLatch(1);
-		ExecutorService executor = Executors.newFixedThreadPool(16);
-		try {
-			List<Future<?>> buyers = new ArrayList<>();
-			for (int i = 0; i < ORDERS; i++) {
-				Reservations instance = instances[i % 2];
-				buyers.add(executor.submit(() -> {
-					start.await();
-					try {
-						Reservation reservation = instance.reserve(strategy, productId, 1);
-						if (reservation.accepted()) {
-							accepted.incrementAndGet();
-						}
+		TwoInstanceSale.Result result = new TwoInstanceSale(first, second).sell(strategy, STOCK, ORDERS, 16,
+				(lockKey) -> {
+					// The holder's key vanishes under it: its lock is lost, and another buyer gets in.
+					if ("1".equals(InventoryServers.redis().command("PEXPIRE", lockKey, "1").substring(1))) {
+						expiries.incrementAndGet();
 					}
-					catch (RuntimeException ex) {
-						// A lost lock makes some commits fail (rolled back): not an order.
-					}
-					return null;
-				}));
-			}
-			sampler.start();
-			nemesis.start();
-			start.countDown();
-			for (Future<?> buyer : buyers) {
-				buyer.get(120, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			selling.set(false);
-			sampler.join(5_000);
-			nemesis.join(5_000);
-			executor.shutdownNow();
-		}
-		OrderRepository orders = first.getBean(OrderRepository.class);
-		lowest.accumulateAndGet(products.stock(productId), Math::min);
-		return new Sale(orders.soldQuantity(productId), orders.count(productId), accepted.get(),
-				products.stock(productId), lowest.get(), expiries.get());
+				});
+		return new Sale(result.sold(), result.orders(), result.accepted(), result.finalStock(),
+				result.lowestStockSeen(), expiries.get());
 	}
 
 	private record Sale(int sold, int orders, int accepted, int finalStock, int lowestStock, int nemesisExpiries) {
 	}
-
 
 }
