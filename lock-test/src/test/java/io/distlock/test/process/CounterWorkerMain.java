@@ -1,10 +1,8 @@
 package io.distlock.test.process;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -34,10 +32,7 @@ public final class CounterWorkerMain {
 	public static void main(String[] args) throws Exception {
 		// Several comma-separated ports: Redlock over those nodes; the counter lives on the first.
 		String[] ports = args[0].split(",");
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(ports[0])));
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = WorkerThreads.connect(Integer.parseInt(ports[0]));
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
 		AbstractLockRegistry registry = "redlock".equals(args[5])
 				? RedlockRegistry
@@ -55,61 +50,29 @@ public final class CounterWorkerMain {
 			case "read" -> registry.obtainReadWrite(args[1]).readLock();
 			default -> null;
 		};
-		boolean locked = lock != null;
 		boolean reading = "read".equals(mode);
-		List<Thread> workers = new ArrayList<>();
-		java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
-		for (int t = 0; t < threads; t++) {
-			Thread worker = new Thread(() -> {
-				for (int i = 0; i < increments; i++) {
-					if (locked) {
-						lock.lock();
+		int failures = WorkerThreads.run(threads, (t) -> {
+			for (int i = 0; i < increments; i++) {
+				WorkerThreads.underLock(lock, () -> {
+					if (reading) {
+						Long inside = redis.opsForValue().increment(counterKey + ":inside");
+						redis.execute(RECORD_MAX, List.of(counterKey + ":max"), Long.toString(inside));
+						WorkerThreads.sleep(Duration.ofMillis(5));
+						redis.opsForValue().decrement(counterKey + ":inside");
 					}
-					try {
-						if (reading) {
-							Long inside = redis.opsForValue().increment(counterKey + ":inside");
-							redis.execute(RECORD_MAX, java.util.List.of(counterKey + ":max"), Long.toString(inside));
-							sleep(Duration.ofMillis(5));
-							redis.opsForValue().decrement(counterKey + ":inside");
-						}
-						else {
-							String value = redis.opsForValue().get(counterKey);
-							sleep(Duration.ofMillis(1));
-							redis.opsForValue().set(counterKey, Integer.toString(Integer.parseInt(value) + 1));
-						}
+					else {
+						String value = redis.opsForValue().get(counterKey);
+						WorkerThreads.sleep(Duration.ofMillis(1));
+						redis.opsForValue().set(counterKey, Integer.toString(Integer.parseInt(value) + 1));
 					}
-					finally {
-						if (locked) {
-							lock.unlock();
-						}
-					}
-				}
-			});
-			// A worker that dies must not pass for one that finished: count and show it.
-			worker.setUncaughtExceptionHandler((thread, ex) -> {
-				failures.incrementAndGet();
-				ex.printStackTrace(System.out);
-			});
-			worker.start();
-			workers.add(worker);
-		}
-		for (Thread worker : workers) {
-			worker.join();
-		}
-		System.out.println("DONE failures=" + failures.get());
+				});
+			}
+		});
+		System.out.println("DONE failures=" + failures);
 		System.out.flush();
 		registry.close();
 		factory.destroy();
 		System.exit(0);
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 }

@@ -5,7 +5,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -24,10 +23,7 @@ public final class FairWaiterMain {
 	}
 
 	public static void main(String[] args) throws Exception {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args[0])));
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = WorkerThreads.connect(Integer.parseInt(args[0]));
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
 		RedisLockRegistry registry = new RedisLockRegistry(factory);
 		// Warm up (connection, scripts, classes), so that a first waiter is not late to the queue.

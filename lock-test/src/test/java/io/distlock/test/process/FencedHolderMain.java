@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -33,8 +32,8 @@ public final class FencedHolderMain {
 	}
 
 	public static void main(String[] args) throws Exception {
-		LettuceConnectionFactory lockFactory = factory(Integer.parseInt(args[0]));
-		StringRedisTemplate oracle = new StringRedisTemplate(factory(Integer.parseInt(args[1])));
+		LettuceConnectionFactory lockFactory = WorkerThreads.connect(Integer.parseInt(args[0]));
+		StringRedisTemplate oracle = new StringRedisTemplate(WorkerThreads.connect(Integer.parseInt(args[1])));
 		String key = args[2];
 		RedisLockRegistry registry = RedisLockRegistry.builder(lockFactory)
 			.leaseTime(Duration.ofMillis(Long.parseLong(args[3])))
@@ -61,13 +60,6 @@ public final class FencedHolderMain {
 			}
 			System.out.flush();
 		}
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

@@ -2,7 +2,6 @@ package io.distlock.test.process;
 
 import java.time.Duration;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.LockLease;
@@ -18,10 +17,7 @@ public final class LockHolderMain {
 	}
 
 	public static void main(String[] args) throws Exception {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args[0])));
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = WorkerThreads.connect(Integer.parseInt(args[0]));
 		RedisLockRegistry registry = RedisLockRegistry.builder(factory)
 			.leaseTime(Duration.ofMillis(Long.parseLong(args[2])))
 			.build();

@@ -1,12 +1,8 @@
 package io.distlock.test.process;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -34,66 +30,29 @@ public final class WitnessWorkerMain {
 	}
 
 	public static void main(String[] args) throws Exception {
-		RedisLockRegistry registry = new RedisLockRegistry(factory(Integer.parseInt(args[0])));
-		StringRedisTemplate oracle = new StringRedisTemplate(factory(Integer.parseInt(args[1])));
+		RedisLockRegistry registry = new RedisLockRegistry(WorkerThreads.connect(Integer.parseInt(args[0])));
+		StringRedisTemplate oracle = new StringRedisTemplate(WorkerThreads.connect(Integer.parseInt(args[1])));
 		String key = args[2];
 		int threads = Integer.parseInt(args[3]);
 		int grants = Integer.parseInt(args[4]);
 		boolean locked = "locked".equals(args[5]);
 		List<String> witness = List.of("witness:" + key, "violations:" + key);
-		AtomicInteger failures = new AtomicInteger();
-		List<Thread> workers = new ArrayList<>();
-		for (int t = 0; t < threads; t++) {
+		int failures = WorkerThreads.run(threads, (t) -> {
 			String holder = ProcessHandle.current().pid() + "-" + t;
-			Thread worker = new Thread(() -> {
-				DistLock lock = registry.obtain(key);
-				for (int i = 0; i < grants; i++) {
-					if (locked) {
-						lock.lock();
-					}
-					try {
-						oracle.execute(ENTER, witness, holder);
-						String value = oracle.opsForValue().get("counter:" + key);
-						sleep(Duration.ofMillis(2));
-						oracle.opsForValue().set("counter:" + key, Integer.toString(Integer.parseInt(value) + 1));
-						oracle.execute(LEAVE, witness, holder);
-					}
-					finally {
-						if (locked) {
-							lock.unlock();
-						}
-					}
-				}
-			});
-			worker.setUncaughtExceptionHandler((thread, ex) -> {
-				failures.incrementAndGet();
-				ex.printStackTrace(System.out);
-			});
-			worker.start();
-			workers.add(worker);
-		}
-		for (Thread worker : workers) {
-			worker.join();
-		}
-		System.out.println("DONE failures=" + failures.get());
+			DistLock lock = locked ? registry.obtain(key) : null;
+			for (int i = 0; i < grants; i++) {
+				WorkerThreads.underLock(lock, () -> {
+					oracle.execute(ENTER, witness, holder);
+					String value = oracle.opsForValue().get("counter:" + key);
+					WorkerThreads.sleep(Duration.ofMillis(2));
+					oracle.opsForValue().set("counter:" + key, Integer.toString(Integer.parseInt(value) + 1));
+					oracle.execute(LEAVE, witness, holder);
+				});
+			}
+		});
+		System.out.println("DONE failures=" + failures);
 		System.out.flush();
 		System.exit(0);
-	}
-
-	private static LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 }
