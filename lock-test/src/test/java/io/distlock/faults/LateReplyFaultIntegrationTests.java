@@ -2,7 +2,6 @@ package io.distlock.faults;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
@@ -56,7 +54,7 @@ class LateReplyFaultIntegrationTests {
 		withSlowRegistry((proxy, registry) -> {
 			String key = "t16-late-" + UUID.randomUUID();
 			AtomicBoolean seenInRedis = watch(key);
-			long scriptsBefore = scriptCalls();
+			long scriptsBefore = redis.scriptCalls();
 			proxy.latency(Duration.ofMillis(600));
 			long start = System.nanoTime();
 			Optional<LockLease> lease = registry.tryAcquire(LockRequest.of(key).waitTime(Duration.ZERO));
@@ -66,7 +64,7 @@ class LateReplyFaultIntegrationTests {
 			assertThat(seenInRedis).as("Redis applied the acquisition").isTrue();
 			assertThat(lease).as("a grant whose lease ran out in flight").isEmpty();
 			// The key may have expired on its own by now; the second script is the compare-delete.
-			assertThat(scriptCalls() - scriptsBefore).as("the acquisition and its give-back").isEqualTo(2);
+			assertThat(redis.scriptCalls() - scriptsBefore).as("the acquisition and its give-back").isEqualTo(2);
 			assertThat(redis.command("EXISTS", "distlock:{" + key + "}")).isEqualTo(":0");
 			System.out.println("FAULT-REPORT | T16 | reply after 1.2 L (lease 1 s) | not acquired; compare-delete sent |"
 					+ " returned empty after " + tookMillis + " ms (both round trips); give-back sent; key absent |");
@@ -116,20 +114,6 @@ class LateReplyFaultIntegrationTests {
 				factory.destroy();
 			}
 		}
-	}
-
-	private static long scriptCalls() {
-		Properties stats = redis.template()
-			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
-		long calls = 0;
-		for (String command : new String[] { "cmdstat_evalsha", "cmdstat_eval" }) {
-			String line = stats.getProperty(command);
-			if (line != null) {
-				String tail = line.substring(line.indexOf("calls=") + 6);
-				calls += Long.parseLong(tail.substring(0, tail.indexOf(',')));
-			}
-		}
-		return calls;
 	}
 
 	/**

@@ -3,7 +3,6 @@ package io.distlock.faults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -18,9 +17,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
@@ -77,9 +74,9 @@ class RenewalFaultIntegrationTests {
 			}
 		});
 		Thread.sleep(1_000);
-		long scripts = scripts();
+		long scripts = redis.scriptCalls();
 		Thread.sleep(2_000);
-		assertThat(scripts()).as("scripts sent in 2 s of quiet").isEqualTo(scripts);
+		assertThat(redis.scriptCalls()).as("scripts sent in 2 s of quiet").isEqualTo(scripts);
 		assertThat(redis.template().hasKey("distlock:{" + key + "}")).isFalse();
 		assertThat(registry.localKeyCount()).isZero();
 		assertThat(registry.heldLocks()).isEmpty();
@@ -255,21 +252,6 @@ class RenewalFaultIntegrationTests {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
-	}
-
-	private static long scripts() {
-		Properties stats = redis.template()
-			.execute((RedisCallback<Properties>) (RedisConnection connection) -> connection.serverCommands()
-				.info("commandstats"));
-		long total = 0;
-		for (String name : List.of("cmdstat_evalsha", "cmdstat_eval")) {
-			String value = stats.getProperty(name);
-			if (value != null) {
-				String calls = value.substring(value.indexOf("calls=") + 6);
-				total += Long.parseLong(calls.substring(0, calls.indexOf(',')));
-			}
-		}
-		return total;
 	}
 
 	/**

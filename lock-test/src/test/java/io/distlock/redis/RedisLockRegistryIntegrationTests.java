@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
@@ -82,20 +80,20 @@ class RedisLockRegistryIntegrationTests {
 	void anUncontendedCycleIsTwoRoundTripsAndReentryIsFree() {
 		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
 		DistLock lock = registry.obtain(randomKey());
-		long before = scriptCalls();
+		long before = redis.server().scriptCalls();
 		lock.lock();
 		lock.unlock();
-		assertThat(scriptCalls() - before).as("one acquire and one release").isEqualTo(2);
+		assertThat(redis.server().scriptCalls() - before).as("one acquire and one release").isEqualTo(2);
 
-		before = scriptCalls();
+		before = redis.server().scriptCalls();
 		lock.lock();
 		lock.lock();
 		lock.lock();
 		lock.unlock();
 		lock.unlock();
-		assertThat(scriptCalls() - before).as("re-entry and its unlock stay local").isEqualTo(1);
+		assertThat(redis.server().scriptCalls() - before).as("re-entry and its unlock stay local").isEqualTo(1);
 		lock.unlock();
-		assertThat(scriptCalls() - before).isEqualTo(2);
+		assertThat(redis.server().scriptCalls() - before).isEqualTo(2);
 	}
 
 	@Test
@@ -103,14 +101,14 @@ class RedisLockRegistryIntegrationTests {
 		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
 		RedisLockRegistry competitor = register(RedisLockRegistry.builder(factory()));
 		String key = randomKey();
-		long before = commandCalls("publish");
+		long before = redis.server().commandCalls("publish");
 		for (int i = 0; i < 20; i++) {
 			registry.acquire(key, Duration.ZERO).release();
 		}
-		assertThat(commandCalls("publish")).isEqualTo(before);
+		assertThat(redis.server().commandCalls("publish")).isEqualTo(before);
 
 		handoffMillis(registry, competitor, key);
-		assertThat(commandCalls("publish")).isGreaterThan(before);
+		assertThat(redis.server().commandCalls("publish")).isGreaterThan(before);
 	}
 
 	@Test
@@ -141,9 +139,9 @@ class RedisLockRegistryIntegrationTests {
 			.waitStrategy(WaitStrategy.POLLING)
 			.retryInterval(Duration.ofMillis(50)));
 		String key = randomKey();
-		long publishes = commandCalls("publish");
+		long publishes = redis.server().commandCalls("publish");
 		assertThat(handoffMillis(first, second, key)).isLessThan(500);
-		assertThat(commandCalls("publish")).isEqualTo(publishes);
+		assertThat(redis.server().commandCalls("publish")).isEqualTo(publishes);
 		// No subscriber anywhere: PUBSUB CHANNELS answers an empty array.
 		assertThat(redis.server().command("PUBSUB", "CHANNELS")).isEqualTo("*0");
 	}
@@ -180,9 +178,9 @@ class RedisLockRegistryIntegrationTests {
 		Thread.sleep(400);
 		lock.unlock();
 		Thread.sleep(100);
-		long scripts = commandCalls("evalsha") + commandCalls("eval");
+		long scripts = redis.server().scriptCalls();
 		Thread.sleep(1_000);
-		assertThat(commandCalls("evalsha") + commandCalls("eval")).isEqualTo(scripts);
+		assertThat(redis.server().scriptCalls()).isEqualTo(scripts);
 		assertThat(redis().hasKey("distlock:{" + key + "}")).isFalse();
 	}
 
@@ -285,23 +283,6 @@ class RedisLockRegistryIntegrationTests {
 			}
 			return keys;
 		});
-	}
-
-	private long scriptCalls() {
-		// Every round trip of the registry is one script; the commands a script runs inside are
-		// counted under their own names and are not round trips.
-		return commandCalls("evalsha") + commandCalls("eval");
-	}
-
-	private long commandCalls(String command) {
-		Properties stats = redis().execute((RedisConnection connection) -> connection.serverCommands()
-			.info("commandstats"), true);
-		String line = stats.getProperty("cmdstat_" + command);
-		if (line == null) {
-			return 0;
-		}
-		String calls = line.substring(line.indexOf("calls=") + 6);
-		return Long.parseLong(calls.substring(0, calls.indexOf(',')));
 	}
 
 	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import java.util.stream.Stream;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -221,6 +223,36 @@ public final class RedisServer implements AutoCloseable {
 			this.template = new StringRedisTemplate(connectionFactory());
 		}
 		return this.template;
+	}
+
+	/**
+	 * Return how many times this server has run the given commands, from {@code INFO
+	 * commandstats}: a way to count round trips. Commands run inside a script count under their
+	 * own names too, so count a script's round trip as {@code evalsha} plus {@code eval}.
+	 * @param commands lower-case command names, such as {@code evalsha} or {@code publish}
+	 * @return the sum of their calls since the server started (or its stats were reset)
+	 */
+	public long commandCalls(String... commands) {
+		Properties stats = template()
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		long total = 0;
+		for (String command : commands) {
+			String line = stats.getProperty("cmdstat_" + command);
+			if (line != null) {
+				String calls = line.substring(line.indexOf("calls=") + "calls=".length());
+				total += Long.parseLong(calls.substring(0, calls.indexOf(',')));
+			}
+		}
+		return total;
+	}
+
+	/**
+	 * Return how many scripts this server has run ({@code EVALSHA} and {@code EVAL}): each is one
+	 * round trip of a distlock registry.
+	 * @return the scripts run
+	 */
+	public long scriptCalls() {
+		return commandCalls("evalsha", "eval");
 	}
 
 	/**
