@@ -79,6 +79,8 @@ public class DistlockProperties implements InitializingBean {
 
 	private final ReplicaAcknowledgement replicaAcknowledgement = new ReplicaAcknowledgement();
 
+	private final LocalHandoff localHandoff = new LocalHandoff();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -163,6 +165,10 @@ public class DistlockProperties implements InitializingBean {
 		return this.replicaAcknowledgement;
 	}
 
+	public LocalHandoff getLocalHandoff() {
+		return this.localHandoff;
+	}
+
 	/**
 	 * Return the renewal interval in force: the configured one, or a third of the lease time.
 	 * @return the renewal interval
@@ -204,6 +210,7 @@ public class DistlockProperties implements InitializingBean {
 		}
 		this.redlock.validate(this.leaseTime);
 		this.replicaAcknowledgement.validate();
+		this.localHandoff.validate();
 		if (this.redlock.isEnabled() && this.replicaAcknowledgement.getReplicas() > 0) {
 			throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas",
 					this.replicaAcknowledgement.getReplicas(),
@@ -358,6 +365,51 @@ public class DistlockProperties implements InitializingBean {
 						"must not be negative");
 			}
 			requirePositive("distlock.replica-acknowledgement.timeout", this.timeout);
+		}
+
+	}
+
+	/**
+	 * Local handoff properties ({@code distlock.local-handoff.*}): how far a contended lock may
+	 * pass between threads of this instance without a Redis round trip before it is released in
+	 * Redis for other instances. Every handoff gives the next holder a larger fencing token.
+	 */
+	public static class LocalHandoff {
+
+		/**
+		 * How many times in a row a contended lock may pass to another thread of this instance
+		 * without a Redis round trip; 0 turns local handoff off. At most 1000.
+		 */
+		private int maxHandoffs = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS;
+
+		/**
+		 * How long after Redis granted it a lock may still be handed to another thread of this
+		 * instance.
+		 */
+		private Duration maxTime = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME;
+
+		public int getMaxHandoffs() {
+			return this.maxHandoffs;
+		}
+
+		public void setMaxHandoffs(int maxHandoffs) {
+			this.maxHandoffs = maxHandoffs;
+		}
+
+		public Duration getMaxTime() {
+			return this.maxTime;
+		}
+
+		public void setMaxTime(Duration maxTime) {
+			this.maxTime = maxTime;
+		}
+
+		void validate() {
+			if (this.maxHandoffs < 0 || this.maxHandoffs > RegistrySettings.MAX_LOCAL_HANDOFFS) {
+				throw new InvalidLockPropertyException("distlock.local-handoff.max-handoffs", this.maxHandoffs,
+						"must be between 0 and " + RegistrySettings.MAX_LOCAL_HANDOFFS);
+			}
+			requirePositive("distlock.local-handoff.max-time", this.maxTime);
 		}
 
 	}

@@ -55,6 +55,7 @@ class LockRegistryConfiguration {
 			.renewalInterval(properties.effectiveRenewalInterval())
 			.waitStrategy(properties.getWaitStrategy())
 			.fenceRetentionTime(properties.getFenceRetentionTime())
+			.localHandoff(properties.getLocalHandoff().getMaxHandoffs(), properties.getLocalHandoff().getMaxTime())
 			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));
 		if (properties.getRetryInterval() != null) {
 			builder.retryInterval(properties.getRetryInterval());

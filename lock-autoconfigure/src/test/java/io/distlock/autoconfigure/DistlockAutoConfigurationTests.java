@@ -44,7 +44,8 @@ class DistlockAutoConfigurationTests {
 	@Test
 	void registersARedisLockRegistryConfiguredByTheProperties() {
 		runner().withPropertyValues("distlock.key-prefix=app:locks:", "distlock.lease-time=12s",
-				"distlock.wait-strategy=polling", "distlock.retry-interval=50ms")
+				"distlock.wait-strategy=polling", "distlock.retry-interval=50ms",
+				"distlock.local-handoff.max-handoffs=4", "distlock.local-handoff.max-time=20ms")
 			.run((context) -> {
 				RedisLockRegistry registry = context.getBean(RedisLockRegistry.class);
 				assertThat(registry.getKeyPrefix()).isEqualTo("app:locks:");
@@ -52,6 +53,8 @@ class DistlockAutoConfigurationTests {
 				assertThat(registry.getSettings().renewalInterval()).isEqualTo(Duration.ofSeconds(4));
 				assertThat(registry.getSettings().waitStrategy()).isEqualTo(WaitStrategy.POLLING);
 				assertThat(registry.getSettings().retryInterval()).isEqualTo(Duration.ofMillis(50));
+				assertThat(registry.getSettings().maxLocalHandoffs()).isEqualTo(4);
+				assertThat(registry.getSettings().maxLocalHandoffTime()).isEqualTo(Duration.ofMillis(20));
 				assertThat(context).hasSingleBean(LockAdvisor.class).hasSingleBean(LockedTransactionGuard.class);
 				registry.acquire("auto", Duration.ZERO).release();
 			});
@@ -145,6 +148,9 @@ class DistlockAutoConfigurationTests {
 			distlock.renewal-interval=5ms    | Property 'distlock.renewal-interval' with value 'PT0.005S' must be at least 10ms
 			distlock.retry-interval=0s       | Property 'distlock.retry-interval' with value 'PT0S' must be positive
 			distlock.fence-retention-time=0s | Property 'distlock.fence-retention-time' with value 'PT0S' must be positive
+			distlock.local-handoff.max-handoffs=-1   | Property 'distlock.local-handoff.max-handoffs' with value '-1' must be between 0 and 1000
+			distlock.local-handoff.max-handoffs=1001 | Property 'distlock.local-handoff.max-handoffs' with value '1001' must be between 0 and 1000
+			distlock.local-handoff.max-time=0ms      | Property 'distlock.local-handoff.max-time' with value 'PT0S' must be positive
 			""")
 	void invalidPropertiesFailAtStartupNamingTheProperty(String property, String message) {
 		runner().withPropertyValues(property).run((context) -> {

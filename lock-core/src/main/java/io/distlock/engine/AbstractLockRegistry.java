@@ -22,7 +22,8 @@ import io.distlock.core.LockRequest;
  * The lock engine over a {@link LockStore}: what every registry does whatever holds its grants.
  * <p>
  * One thread per key per registry talks to the store; the others queue on a local gate, so
- * reentrancy and local handoffs cost no round trip. A thread that finds the key held by another
+ * reentrancy costs no round trip, and a contended lock passes between threads of this process
+ * without one, a bounded number of times in a row ({@link LocalHandoff}). A thread that finds the key held by another
  * process waits for a release notification, and retries after the holder's remaining lease or a
  * jittered retry interval, whichever comes first, so that a lost notification or a silent expiry
  * never makes it sleep until its timeout. A {@link Watchdog} renews grants that have no fixed
@@ -58,9 +59,10 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		this.loss = new LossSignal(listener);
 		this.watchdog = new Watchdog(store, settings, listener,
 				(grant, reason) -> this.loss.declare(grant, reason, false));
+		LocalHandoff handoff = new LocalHandoff(store, settings);
 		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.watchdog,
-				new ReleaseNotifications(store, settings));
-		this.releaser = new GrantReleaser(store, listener, this.gates, this.watchdog, this.loss);
+				new ReleaseNotifications(store, settings), handoff);
+		this.releaser = new GrantReleaser(store, listener, this.gates, this.watchdog, this.loss, handoff);
 	}
 
 	/**

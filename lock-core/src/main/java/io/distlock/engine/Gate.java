@@ -4,14 +4,19 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The local gate of one key: only the thread that passes it talks to the store for that key;
  * the other threads of this process queue on it in arrival order. The gate stays closed while
- * the key is held, so reentrancy and handoffs between local threads cost no round trip.
+ * the key is held, so reentrancy costs no round trip.
  * <p>
- * A semaphore rather than a {@code ReentrantLock}, so that a lease may be released from another
- * thread than the one that acquired it (asynchronous methods).
+ * Whoever leaves the gate admits the first waiter directly, so a waiter that is admitted can no
+ * longer time out: that is what lets a leaving holder hand its grant to the next waiter
+ * ({@link #handOff(Grant)}) knowing that somebody takes it. The gate is not bound to a thread,
+ * so a lease may be released from another thread than the one that acquired it (asynchronous
+ * methods).
  */
 final class Gate {
 
@@ -26,7 +31,18 @@ final class Gate {
 	/** Guarded by the {@link KeyGates} map's bin lock. */
 	int references;
 
-	private final Semaphore permit = new Semaphore(1, true);
+	/** Guards the fields below it; never held around I/O or while parked. */
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Deque<Waiter> waiters = new ArrayDeque<>();
+
+	private boolean occupied;
+
+	/** The grant the last holder handed to the thread it admitted, until that thread takes it. */
+	private Grant handedOff;
+
+	/** How long the admitted thread should let other processes go first, in nanoseconds. */
+	private long yieldNanos;
 
 	/** Wakes the one thread of this process that waits for the store to release the key. */
 	private final Semaphore releaseSignal = new Semaphore(0);
@@ -56,31 +72,154 @@ final class Gate {
 		return this.mode;
 	}
 
+	/**
+	 * Pass the gate if nobody holds it or waits for it, without waiting.
+	 */
 	boolean tryEnter() {
-		return this.permit.tryAcquire();
+		this.lock.lock();
+		try {
+			if (this.occupied) {
+				return false;
+			}
+			this.occupied = true;
+			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
-	boolean tryEnter(long timeoutNanos) throws InterruptedException {
-		return this.permit.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
+	/**
+	 * Pass the gate, waiting in arrival order behind the threads already waiting.
+	 * @param timeoutNanos the longest wait, ignored when {@code forever}
+	 * @param forever whether to wait without a deadline
+	 * @param interruptible whether an interrupt ends the wait; an interrupt that comes after the
+	 * thread was admitted is kept in its interrupt flag instead
+	 * @param acceptsHandoff whether the caller can take a grant handed over by the last holder
+	 * @return whether the gate was passed, {@code false} when the wait ran out first
+	 * @throws InterruptedException if interrupted before being admitted
+	 */
+	boolean enter(long timeoutNanos, boolean forever, boolean interruptible, boolean acceptsHandoff)
+			throws InterruptedException {
+		Waiter waiter;
+		this.lock.lock();
+		try {
+			if (!this.occupied) {
+				this.occupied = true;
+				return true;
+			}
+			if (!forever && timeoutNanos <= 0) {
+				return false;
+			}
+			waiter = new Waiter(Thread.currentThread(), acceptsHandoff);
+			this.waiters.addLast(waiter);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		long deadline = System.nanoTime() + timeoutNanos;
+		boolean interrupted = false;
+		while (!waiter.admitted) {
+			if (forever) {
+				LockSupport.park(this);
+			}
+			else {
+				long left = deadline - System.nanoTime();
+				if (left <= 0) {
+					if (cancel(waiter)) {
+						restoreInterrupt(interrupted);
+						return false;
+					}
+					break;
+				}
+				LockSupport.parkNanos(this, left);
+			}
+			if (Thread.interrupted()) {
+				interrupted = true;
+				if (interruptible && cancel(waiter)) {
+					throw new InterruptedException();
+				}
+			}
+		}
+		restoreInterrupt(interrupted);
+		return true;
 	}
 
-	void enterUninterruptibly() {
-		this.permit.acquireUninterruptibly();
+	/**
+	 * Leave the gate and admit the next waiter, if any, to try the store itself.
+	 */
+	void leave() {
+		admitNext(null, 0);
 	}
 
-	void enterInterruptibly() throws InterruptedException {
-		this.permit.acquire();
+	/**
+	 * Leave the gate; the next waiter, if any, lets other processes try first for the given
+	 * time before it asks the store.
+	 * @param yieldNanos how long the next waiter holds back
+	 */
+	void leaveYielding(long yieldNanos) {
+		admitNext(null, yieldNanos);
+	}
+
+	/**
+	 * Leave the gate by handing a grant, still held in the store, to the first waiter, if that
+	 * waiter can take one.
+	 * @param grant the grant to hand over
+	 * @return whether a waiter was admitted with it; if not, the caller still holds the gate
+	 */
+	boolean handOff(Grant grant) {
+		return admitNext(grant, 0);
+	}
+
+	/**
+	 * Return whether the first waiter can take a handed-over grant.
+	 */
+	boolean hasWaiterAcceptingHandoff() {
+		this.lock.lock();
+		try {
+			Waiter next = this.waiters.peekFirst();
+			return next != null && next.acceptsHandoff;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Take the grant handed to this thread when it was admitted.
+	 * @return the grant, or {@code null} if the last holder released it in the store
+	 */
+	Grant takeHandedOff() {
+		this.lock.lock();
+		try {
+			Grant taken = this.handedOff;
+			this.handedOff = null;
+			return taken;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Take how long this thread, just admitted, should let other processes try first.
+	 * @return nanoseconds, 0 for none
+	 */
+	long takeYieldNanos() {
+		this.lock.lock();
+		try {
+			long taken = this.yieldNanos;
+			this.yieldNanos = 0;
+			return taken;
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	void occupy(Thread owner, Grant grant) {
 		this.owner = owner;
 		this.grant = grant;
-	}
-
-	void leave() {
-		this.owner = null;
-		this.grant = null;
-		this.permit.release();
 	}
 
 	Thread owner() {
@@ -112,6 +251,79 @@ final class Gate {
 	 */
 	boolean awaitRelease(long timeoutNanos) throws InterruptedException {
 		return this.releaseSignal.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Admit the first waiter, or open the gate if there is none. With a grant to hand over,
+	 * admit only a waiter that can take it, and otherwise change nothing.
+	 * @return whether a waiter was admitted
+	 */
+	private boolean admitNext(Grant handOff, long yield) {
+		Waiter next;
+		this.lock.lock();
+		try {
+			next = this.waiters.peekFirst();
+			if (handOff != null && (next == null || !next.acceptsHandoff)) {
+				return false;
+			}
+			this.owner = null;
+			this.grant = null;
+			if (next == null) {
+				this.occupied = false;
+				return false;
+			}
+			this.waiters.pollFirst();
+			this.handedOff = handOff;
+			this.yieldNanos = yield;
+			next.admitted = true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		LockSupport.unpark(next.thread);
+		return true;
+	}
+
+	/**
+	 * Withdraw a waiter that gives up.
+	 * @return {@code true} if withdrawn, {@code false} if it was admitted meanwhile and holds the
+	 * gate now
+	 */
+	private boolean cancel(Waiter waiter) {
+		this.lock.lock();
+		try {
+			if (waiter.admitted) {
+				return false;
+			}
+			this.waiters.remove(waiter);
+			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private static void restoreInterrupt(boolean interrupted) {
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** One thread waiting to pass the gate. */
+	private static final class Waiter {
+
+		final Thread thread;
+
+		final boolean acceptsHandoff;
+
+		/** Written under the gate's lock, read by the waiter while it parks. */
+		volatile boolean admitted;
+
+		Waiter(Thread thread, boolean acceptsHandoff) {
+			this.thread = thread;
+			this.acceptsHandoff = acceptsHandoff;
+		}
+
 	}
 
 }

@@ -57,6 +57,12 @@ final class Grant {
 
 	private final Gate gate;
 
+	/** When the store granted the grant this one descends from by local handoffs. */
+	private final long cohortStartNanos;
+
+	/** How many local handoffs lead from the store's grant to this one. */
+	private final int handoffs;
+
 	private final AtomicInteger holds = new AtomicInteger(1);
 
 	private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
@@ -76,6 +82,13 @@ final class Grant {
 
 	Grant(LockMode mode, String key, String name, String owner, long fencingToken, Duration leaseTime, boolean renewable, long acquiredNanos,
 			long validUntilNanos, long nextRenewalNanos, Gate gate) {
+		this(mode, key, name, owner, fencingToken, leaseTime, renewable, acquiredNanos, validUntilNanos,
+				nextRenewalNanos, gate, acquiredNanos, 0);
+	}
+
+	private Grant(LockMode mode, String key, String name, String owner, long fencingToken, Duration leaseTime,
+			boolean renewable, long acquiredNanos, long validUntilNanos, long nextRenewalNanos, Gate gate,
+			long cohortStartNanos, int handoffs) {
 		this.key = key;
 		this.mode = mode;
 		this.name = name;
@@ -87,6 +100,45 @@ final class Grant {
 		this.validUntilNanos = validUntilNanos;
 		this.nextRenewalNanos = nextRenewalNanos;
 		this.gate = gate;
+		this.cohortStartNanos = cohortStartNanos;
+		this.handoffs = handoffs;
+	}
+
+	/**
+	 * Return the grant a waiter of this process takes over when this one is handed to it: the
+	 * same grant in the store (owner, lease, validity, renewal schedule) with the next fencing
+	 * token, so that tokens still grow with every grant.
+	 * @param name the logical name of the new holder's request
+	 * @param acquiredNanos when the new holder got it
+	 * @return the successor grant, active and held once
+	 */
+	Grant handedOver(String name, long acquiredNanos) {
+		return new Grant(this.mode, this.key, name, this.owner, this.fencingToken + 1, this.leaseTime, this.renewable,
+				acquiredNanos, this.validUntilNanos, this.nextRenewalNanos, this.gate, this.cohortStartNanos,
+				this.handoffs + 1);
+	}
+
+	/**
+	 * Return this grant as the store kept it at the end of a run of local handoffs: a full lease
+	 * from {@code sentNanos}, a new token minted by the store, and a new run starting. It is
+	 * handed over like any other grant, so its holder gets the token after the minted one.
+	 * @param fencingToken the token the store minted
+	 * @param sentNanos when the request that kept it was sent
+	 * @param validUntilNanos the new validity deadline
+	 * @param nextRenewalNanos when to renew it next
+	 * @return the kept grant, to be handed over
+	 */
+	Grant kept(long fencingToken, long sentNanos, long validUntilNanos, long nextRenewalNanos) {
+		return new Grant(this.mode, this.key, this.name, this.owner, fencingToken, this.leaseTime, this.renewable,
+				sentNanos, validUntilNanos, nextRenewalNanos, this.gate, sentNanos, 0);
+	}
+
+	long cohortStartNanos() {
+		return this.cohortStartNanos;
+	}
+
+	int handoffs() {
+		return this.handoffs;
 	}
 
 	String key() {

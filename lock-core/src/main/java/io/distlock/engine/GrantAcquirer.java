@@ -12,9 +12,10 @@ import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockListener;
 
 /**
- * Takes holds: re-enters a hold the thread already has, passes the local gate, then asks the
- * store until it grants or the wait runs out, waiting between attempts for a release
- * notification, the holder's remaining lease or a jittered retry interval, whichever is first.
+ * Takes holds: re-enters a hold the thread already has, passes the local gate, takes over the
+ * grant the previous local holder handed to it if there is one, and otherwise asks the store
+ * until it grants or the wait runs out, waiting between attempts for a release notification,
+ * the holder's remaining lease or a jittered retry interval, whichever is first.
  */
 final class GrantAcquirer {
 
@@ -34,10 +35,13 @@ final class GrantAcquirer {
 
 	private final ReleaseNotifications notifications;
 
+	private final LocalHandoff handoff;
+
 	private final AtomicLong sequence = new AtomicLong();
 
 	GrantAcquirer(AbstractLockRegistry registry, LockStore store, RegistrySettings settings, LockListener listener,
-			KeyGates gates, Watchdog watchdog, ReleaseNotifications notifications) {
+			KeyGates gates, Watchdog watchdog, ReleaseNotifications notifications, LocalHandoff handoff) {
+		this.handoff = handoff;
 		this.registry = registry;
 		this.store = store;
 		this.settings = settings;
@@ -67,7 +71,7 @@ final class GrantAcquirer {
 			this.listener.onAcquiring(request.name(), request.key());
 			boolean entered;
 			try {
-				entered = enterGate(gate, startNanos, request);
+				entered = enterGate(gate, startNanos, request, this.handoff.accepts(request));
 			}
 			catch (InterruptedException ex) {
 				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), ex);
@@ -79,7 +83,10 @@ final class GrantAcquirer {
 			}
 			Grant grant;
 			try {
-				grant = acquireFromStore(gate, request, startNanos, holdId);
+				grant = takeOver(gate, request);
+				if (grant == null) {
+					grant = acquireFromStore(gate, request, startNanos, holdId, gate.takeYieldNanos());
+				}
 			}
 			catch (RuntimeException | InterruptedException ex) {
 				gate.leave();
@@ -119,23 +126,26 @@ final class GrantAcquirer {
 		return new HeldLease(this.registry, grant);
 	}
 
-	private static boolean enterGate(Gate gate, long startNanos, HoldRequest request) throws InterruptedException {
+	private static boolean enterGate(Gate gate, long startNanos, HoldRequest request, boolean acceptsHandoff)
+			throws InterruptedException {
 		if (request.waitNanos() == 0) {
 			return gate.tryEnter();
 		}
-		if (request.forever()) {
-			if (request.interruptible()) {
-				gate.enterInterruptibly();
-			}
-			else {
-				gate.enterUninterruptibly();
-			}
-			return true;
-		}
-		return gate.tryEnter(request.remainingNanos(startNanos, System.nanoTime()));
+		return gate.enter(request.remainingNanos(startNanos, System.nanoTime()), request.forever(),
+				request.interruptible(), acceptsHandoff);
 	}
 
-	private Grant acquireFromStore(Gate gate, HoldRequest request, long startNanos, long holdId)
+	private Grant takeOver(Gate gate, HoldRequest request) {
+		Grant handed = gate.takeHandedOff();
+		return (handed != null) ? this.handoff.takeOver(handed, request.name()) : null;
+	}
+
+	/**
+	 * Ask the store until it grants or the wait runs out.
+	 * @param yieldNanos how long to let other processes try first, when the previous local
+	 * holder ended a run of local handoffs while another process waited
+	 */
+	private Grant acquireFromStore(Gate gate, HoldRequest request, long startNanos, long holdId, long yieldNanos)
 			throws InterruptedException {
 		Duration leaseTime = (request.fixedLease() != null) ? request.fixedLease() : this.settings.leaseTime();
 		long leaseNanos = leaseTime.toNanos();
@@ -144,6 +154,11 @@ final class GrantAcquirer {
 		boolean interrupted = false;
 		boolean waiting = false;
 		try {
+			long yieldFor = Math.min(yieldNanos, request.remainingNanos(startNanos, System.nanoTime()));
+			if (yieldFor > 0) {
+				gate.clearReleaseSignals();
+				interrupted = pause(gate, yieldFor, request.interruptible());
+			}
 			for (int attemptNumber = 1;; attemptNumber++) {
 				// A fresh owner per attempt: a late give-back of a failed attempt is owner-compared
 				// and must never delete a later attempt's grant. Fair waiters keep one owner, the
@@ -186,15 +201,8 @@ final class GrantAcquirer {
 					// now rather than after a pause.
 					continue;
 				}
-				try {
-					gate.awaitRelease(retryPauseNanos(attempt.holderTtlMillis(), remaining));
-				}
-				catch (InterruptedException ex) {
-					if (request.interruptible()) {
-						throw ex;
-					}
-					interrupted = true;
-				}
+				interrupted |= pause(gate, retryPauseNanos(attempt.holderTtlMillis(), remaining),
+						request.interruptible());
 			}
 		}
 		finally {
@@ -204,6 +212,24 @@ final class GrantAcquirer {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	/**
+	 * Wait for a release notification or the pause.
+	 * @return whether an interrupt came that the caller must keep in the thread's flag
+	 * @throws InterruptedException if interrupted and the request is interruptible
+	 */
+	private static boolean pause(Gate gate, long pauseNanos, boolean interruptible) throws InterruptedException {
+		try {
+			gate.awaitRelease(pauseNanos);
+			return false;
+		}
+		catch (InterruptedException ex) {
+			if (interruptible) {
+				throw ex;
+			}
+			return true;
 		}
 	}
 

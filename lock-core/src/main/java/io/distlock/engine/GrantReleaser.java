@@ -11,12 +11,16 @@ import io.distlock.core.LockListener;
 import io.distlock.core.LockListener.ReleaseOutcome;
 
 /**
- * Releases holds: the inner holds of a reentrant grant locally, the outermost in the store, and
+ * Releases holds: the inner holds of a reentrant grant locally, the outermost by handing it to a
+ * waiting thread of this process (within the {@link LocalHandoff} limits) or in the store, and
  * says loudly when the grant turns out to have been lost.
  */
 final class GrantReleaser {
 
 	private static final Log logger = LogFactory.getLog(GrantReleaser.class);
+
+	/** The shortest remaining {@code holdAtLeast} that keeps a key in the store. */
+	private static final long MIN_KEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	private final LockStore store;
 
@@ -28,8 +32,12 @@ final class GrantReleaser {
 
 	private final LossSignal loss;
 
-	GrantReleaser(LockStore store, LockListener listener, KeyGates gates, Watchdog watchdog, LossSignal loss) {
+	private final LocalHandoff handoff;
+
+	GrantReleaser(LockStore store, LockListener listener, KeyGates gates, Watchdog watchdog, LossSignal loss,
+			LocalHandoff handoff) {
 		this.store = store;
+		this.handoff = handoff;
 		this.listener = listener;
 		this.gates = gates;
 		this.watchdog = watchdog;
@@ -52,9 +60,25 @@ final class GrantReleaser {
 		Gate gate = grant.gate();
 		boolean wasActive = grant.beginRelease();
 		this.watchdog.unwatch(grant);
+		long now = System.nanoTime();
+		boolean mayHandOff = wasActive && keepNanos(grant, holdAtLeast, now) < MIN_KEEP_NANOS;
+		if (mayHandOff && this.handoff.handOff(grant, now)) {
+			handedOver(grant, now);
+			return;
+		}
 		ReleaseOutcome outcome;
+		long yieldNanos = 0;
 		try {
-			outcome = releaseInStore(grant, holdAtLeast) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+			long sentNanos = System.nanoTime();
+			LockStore.Release released = (mayHandOff && this.handoff.wantsCheckpoint(grant, sentNanos))
+					? this.handoff.checkpoint(grant, sentNanos) : releaseInStore(grant, holdAtLeast);
+			if (released == LockStore.Release.KEPT) {
+				handedOver(grant, now);
+				return;
+			}
+			long repliedNanos = System.nanoTime();
+			outcome = (released != LockStore.Release.NOT_HELD) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+			yieldNanos = this.handoff.yieldNanos(grant, released, repliedNanos - sentNanos, repliedNanos);
 		}
 		catch (RuntimeException ex) {
 			// Degraded path: the work under the lock is done; the key frees itself when its lease
@@ -74,7 +98,12 @@ final class GrantReleaser {
 			outcome = ReleaseOutcome.LOST;
 		}
 		Duration held = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
-		gate.leave();
+		if (yieldNanos > 0) {
+			gate.leaveYielding(yieldNanos);
+		}
+		else {
+			gate.leave();
+		}
 		this.gates.release(gate);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Released lock for key '" + grant.key() + "' after " + held.toMillis() + "ms: " + outcome);
@@ -86,16 +115,40 @@ final class GrantReleaser {
 	}
 
 	/**
+	 * Finish the release of a grant a waiting thread of this process took over.
+	 */
+	private void handedOver(Grant grant, long releasedNanos) {
+		grant.finishRelease();
+		this.gates.release(grant.gate());
+		if (logger.isDebugEnabled()) {
+			logger.debug("Handed lock for key '" + grant.key() + "' to a waiting thread of this process");
+		}
+		this.listener.onReleased(grant.primaryLease(), Duration.ofNanos(releasedNanos - grant.acquiredNanos()),
+				ReleaseOutcome.RELEASED);
+	}
+
+	/**
 	 * Delete the grant in the store, or, while {@code holdAtLeast} since the grant has not
 	 * passed, leave it there to expire then (an owner-compared extension to exactly that).
-	 * @return whether the grant was still ours
+	 * @return whether the grant was still ours and whether another holder waits
 	 */
-	private boolean releaseInStore(Grant grant, Duration holdAtLeast) {
-		long keepNanos = grant.acquiredNanos() + holdAtLeast.toNanos() - System.nanoTime();
-		if (keepNanos < TimeUnit.MILLISECONDS.toNanos(1)) {
-			return this.store.release(grant.mode(), grant.key(), grant.owner());
+	private LockStore.Release releaseInStore(Grant grant, Duration holdAtLeast) {
+		long keepNanos = keepNanos(grant, holdAtLeast, System.nanoTime());
+		if (keepNanos >= MIN_KEEP_NANOS) {
+			return released(this.store.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos))[0]);
 		}
-		return this.store.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos))[0];
+		if (this.handoff.manages(grant)) {
+			return this.handoff.releaseInStore(grant);
+		}
+		return released(this.store.release(grant.mode(), grant.key(), grant.owner()));
+	}
+
+	private static long keepNanos(Grant grant, Duration holdAtLeast, long nowNanos) {
+		return grant.acquiredNanos() + holdAtLeast.toNanos() - nowNanos;
+	}
+
+	private static LockStore.Release released(boolean released) {
+		return released ? LockStore.Release.RELEASED : LockStore.Release.NOT_HELD;
 	}
 
 }

@@ -47,6 +47,48 @@ public interface LockStore extends AutoCloseable {
 	boolean release(LockMode mode, String key, String owner);
 
 	/**
+	 * Return whether the engine may hand this store's exclusive grants between threads of this
+	 * process without a round trip, minting the fencing tokens of those handoffs itself. A store
+	 * that says yes implements {@link #releaseExclusive(String, String, long)}.
+	 * @return whether local handoff is supported
+	 */
+	default boolean supportsLocalHandoff() {
+		return false;
+	}
+
+	/**
+	 * Release an exclusive grant like {@link #release(LockMode, String, String)}, after making
+	 * sure that every later token of the key is larger than {@code lastToken}: the tokens of
+	 * local handoffs were minted by the engine, beyond the store's own record. The record is
+	 * raised whether or not the grant was still the owner's.
+	 * @param key the user key
+	 * @param owner the owner of the grant
+	 * @param lastToken the largest token handed out under this grant, or 0 when it was never
+	 * handed over
+	 * @return whether the grant was the owner's and whether another holder waits for the key
+	 */
+	default Release releaseExclusive(String key, String owner, long lastToken) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not support local handoff");
+	}
+
+	/**
+	 * At the end of a run of local handoffs, when another thread of this process waits: keep
+	 * the exclusive grant for this process if no other holder waits for the key, extending it to
+	 * a full lease and minting a new token, and otherwise release it as
+	 * {@link #releaseExclusive(String, String, long)} does. One round trip instead of a release
+	 * and an acquisition.
+	 * @param key the user key
+	 * @param owner the owner of the grant
+	 * @param lastToken the largest token handed out under this grant, or 0 when it was never
+	 * handed over
+	 * @param leaseTime the lease of the kept grant
+	 * @return {@link Release#KEPT} with the new token, or the release's outcome
+	 */
+	default Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not support local handoff");
+	}
+
+	/**
 	 * Return whether the owner still holds the grant.
 	 * @param grant the grant
 	 * @return whether the store holds it now
@@ -108,6 +150,42 @@ public interface LockStore extends AutoCloseable {
 		 */
 		public static Acquisition taken(long holderTtlMillis) {
 			return new Acquisition(false, 0, holderTtlMillis);
+		}
+
+	}
+
+	/**
+	 * The answer to {@link #releaseExclusive(String, String, long)}.
+	 */
+	enum Release {
+
+		/** The grant had already expired or been replaced. */
+		NOT_HELD,
+
+		/** Released; nobody marked that they wait for the key. */
+		RELEASED,
+
+		/** Released, and some holder marked that it waits for the key (and was notified). */
+		RELEASED_AWAITED,
+
+		/** Kept for the owner with a new lease and token: nobody else waited. */
+		KEPT
+
+	}
+
+	/**
+	 * The answer to {@link #keepUnlessAwaited(String, String, long, Duration)}.
+	 * @param release what became of the grant
+	 * @param fencingToken the new token when kept
+	 */
+	record Checkpoint(Release release, long fencingToken) {
+
+		/**
+		 * Return whether the grant was kept.
+		 * @return whether the owner still holds it, with a new token
+		 */
+		public boolean kept() {
+			return this.release == Release.KEPT;
 		}
 
 	}

@@ -20,9 +20,15 @@ import io.distlock.core.WaitStrategy;
  * store (Redlock's drift factor), in (0, 0.1]
  * @param minValidity the shortest validity a fresh grant may have; a grant whose reply came so
  * late that less is left is given back and retried
+ * @param maxLocalHandoffs how many times in a row a contended exclusive lock may pass between
+ * threads of this process without a store round trip before it is released in the store; 0
+ * turns local handoff off
+ * @param maxLocalHandoffTime how long after the store granted it a lock may still be handed to
+ * another thread of this process
  */
 public record RegistrySettings(Duration leaseTime, Duration renewalInterval, WaitStrategy waitStrategy,
-		Duration retryInterval, LockListener listener, String instanceId, double driftFactor, Duration minValidity) {
+		Duration retryInterval, LockListener listener, String instanceId, double driftFactor, Duration minValidity,
+		int maxLocalHandoffs, Duration maxLocalHandoffTime) {
 
 	/** The default drift factor: 1% of the lease, as Redlock prescribes. */
 	public static final double DEFAULT_DRIFT_FACTOR = 0.01;
@@ -35,6 +41,20 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 
 	/** The default retry interval when polling. */
 	public static final Duration DEFAULT_POLLING_RETRY_INTERVAL = Duration.ofMillis(100);
+
+	/** The default number of local handoffs in a row before a store release. */
+	public static final int DEFAULT_MAX_LOCAL_HANDOFFS = 16;
+
+	/**
+	 * The most local handoffs in a row. Handed-over tokens count up by one from the store's
+	 * token, which follows the server clock in microseconds; keeping them fewer than the
+	 * microseconds of the shortest lease (20 ms) means a grant the store mints after the key
+	 * expired is larger than all of them, even if the release that records them never arrives.
+	 */
+	public static final int MAX_LOCAL_HANDOFFS = 1000;
+
+	/** The default time a lock may be handed around locally after the store granted it. */
+	public static final Duration DEFAULT_MAX_LOCAL_HANDOFF_TIME = Duration.ofMillis(50);
 
 	/** The shortest renewal interval the watchdog accepts. */
 	public static final Duration MIN_RENEWAL_INTERVAL = Duration.ofMillis(10);
@@ -70,10 +90,16 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 			throw new LockConfigurationException("minValidity '" + minValidity
 					+ "' must be at least zero and shorter than leaseTime '" + leaseTime + "'");
 		}
+		if (maxLocalHandoffs < 0 || maxLocalHandoffs > MAX_LOCAL_HANDOFFS) {
+			throw new LockConfigurationException("maxLocalHandoffs must be between 0 and " + MAX_LOCAL_HANDOFFS
+					+ " but was '" + maxLocalHandoffs + "'");
+		}
+		requirePositive("maxLocalHandoffTime", maxLocalHandoffTime);
 	}
 
 	/**
-	 * Create settings with the default drift factor and no minimum validity.
+	 * Create settings with the default drift factor, no minimum validity and the default local
+	 * handoff limits.
 	 * @param leaseTime the lease of a grant renewed by the watchdog
 	 * @param renewalInterval how often the watchdog renews a held grant
 	 * @param waitStrategy how waiters learn that a lock was released
@@ -84,7 +110,18 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	public RegistrySettings(Duration leaseTime, Duration renewalInterval, WaitStrategy waitStrategy,
 			Duration retryInterval, LockListener listener, String instanceId) {
 		this(leaseTime, renewalInterval, waitStrategy, retryInterval, listener, instanceId, DEFAULT_DRIFT_FACTOR,
-				Duration.ZERO);
+				Duration.ZERO, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HANDOFF_TIME);
+	}
+
+	/**
+	 * Return these settings with other local handoff limits.
+	 * @param maxHandoffs how many local handoffs in a row; 0 turns local handoff off
+	 * @param maxTime how long after the store's grant a lock may still be handed over locally
+	 * @return the new settings
+	 */
+	public RegistrySettings withLocalHandoff(int maxHandoffs, Duration maxTime) {
+		return new RegistrySettings(this.leaseTime, this.renewalInterval, this.waitStrategy, this.retryInterval,
+				this.listener, this.instanceId, this.driftFactor, this.minValidity, maxHandoffs, maxTime);
 	}
 
 	/**

@@ -32,6 +32,10 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 
 	private String instanceId;
 
+	private int maxLocalHandoffs = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS;
+
+	private Duration maxLocalHandoffTime = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME;
+
 	/**
 	 * Create a builder with the default options.
 	 */
@@ -124,6 +128,25 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	}
 
 	/**
+	 * Set how far a contended lock may pass between threads of this process without a Redis
+	 * round trip (lock cohorting): at most {@code maxHandoffs} times in a row, and only until
+	 * {@code maxTime} after Redis granted it; then it is released in Redis so that other
+	 * processes get their turn. Each handoff gives the next holder a larger fencing token. Only
+	 * locks renewed by the watchdog are handed over. A Redlock registry never hands over.
+	 * @param maxHandoffs how many handoffs in a row, 0 to turn local handoff off, at most
+	 * {@value RegistrySettings#MAX_LOCAL_HANDOFFS}; default
+	 * {@value RegistrySettings#DEFAULT_MAX_LOCAL_HANDOFFS}
+	 * @param maxTime how long after Redis granted it a lock may still be handed over, default
+	 * 50 ms
+	 * @return this builder
+	 */
+	public B localHandoff(int maxHandoffs, Duration maxTime) {
+		this.maxLocalHandoffs = maxHandoffs;
+		this.maxLocalHandoffTime = maxTime;
+		return self();
+	}
+
+	/**
 	 * Return the key prefix.
 	 * @return the prefix
 	 */
@@ -170,7 +193,7 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 				: RegistrySettings.defaultRetryInterval(this.waitStrategy);
 		String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
 		return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id, driftFactor,
-				minValidity);
+				minValidity, this.maxLocalHandoffs, this.maxLocalHandoffTime);
 	}
 
 	@SuppressWarnings("unchecked")

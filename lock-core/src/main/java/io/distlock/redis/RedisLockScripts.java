@@ -3,7 +3,7 @@ package io.distlock.redis;
 import org.springframework.data.redis.connection.ReturnType;
 
 /**
- * The three Lua scripts of the Redis lock store. Each runs atomically on the server, so the
+ * The Lua scripts of the Redis lock store. Each runs atomically on the server, so the
  * compare and the change it guards can never be split by another client.
  */
 final class RedisLockScripts {
@@ -66,6 +66,62 @@ final class RedisLockScripts {
 			end
 			return 0
 			""", ReturnType.INTEGER);
+
+	/**
+	 * Release an exclusive lock that may have been handed between threads of its process: first
+	 * raise the fence record to the last token handed out locally (whoever holds the lock now,
+	 * so that every later token is larger), then delete the lock if the caller still owns it and
+	 * publish only when some process waits for it.
+	 * <p>
+	 * KEYS: lock, waiting, fence. ARGV: owner, channel, user key, last local token (0 for none),
+	 * fence retention ms. Returns 2 if released and awaited, 1 if released, 0 if the lock was no
+	 * longer the caller's.
+	 */
+	static final LuaScript RELEASE_HANDED_OVER = new LuaScript("release-handed-over", """
+			if ARGV[4] ~= '0' then
+			  local last = tonumber(redis.call('get', KEYS[3]))
+			  if (not last) or last < tonumber(ARGV[4]) then
+			    redis.call('set', KEYS[3], ARGV[4], 'PX', ARGV[5])
+			  end
+			end
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+			  redis.call('del', KEYS[1])
+			  if redis.call('exists', KEYS[2]) == 1 then
+			    redis.call('publish', ARGV[2], ARGV[3])
+			    return 2
+			  end
+			  return 1
+			end
+			return 0
+			""", ReturnType.INTEGER);
+
+	/**
+	 * At the end of a run of local handoffs: raise the fence record to the last local token as
+	 * {@link #RELEASE_HANDED_OVER} does; then, if the caller still owns the lock and nobody
+	 * waits, keep it with a full lease and a new token, and otherwise release it (publishing).
+	 * <p>
+	 * KEYS: lock, waiting, fence. ARGV: owner, channel, user key, last local token (0 for none),
+	 * fence retention ms, lease ms. Returns {3, token} if kept, {2, 0} if released and awaited,
+	 * {0, 0} if the lock was no longer the caller's.
+	 */
+	static final LuaScript KEEP_UNLESS_AWAITED = new LuaScript("keep-unless-awaited", MINT + """
+			if ARGV[4] ~= '0' then
+			  local last = tonumber(redis.call('get', KEYS[3]))
+			  if (not last) or last < tonumber(ARGV[4]) then
+			    redis.call('set', KEYS[3], ARGV[4], 'PX', ARGV[5])
+			  end
+			end
+			if redis.call('get', KEYS[1]) ~= ARGV[1] then
+			  return {0, 0}
+			end
+			if redis.call('exists', KEYS[2]) == 1 then
+			  redis.call('del', KEYS[1])
+			  redis.call('publish', ARGV[2], ARGV[3])
+			  return {2, 0}
+			end
+			redis.call('pexpire', KEYS[1], ARGV[6])
+			return {3, mint(redis.call('time'), KEYS[3], ARGV[5])}
+			""", ReturnType.MULTI);
 
 	/**
 	 * Extend every listed lock that its owner still holds; never re-create one.
@@ -291,7 +347,8 @@ final class RedisLockScripts {
 			""", ReturnType.MULTI);
 
 	/** Every script, for loading ahead of use. */
-	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, RENEW, FAIR_ACQUIRE, FAIR_RELEASE,
+	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, RELEASE_HANDED_OVER,
+			KEEP_UNLESS_AWAITED, RENEW, FAIR_ACQUIRE, FAIR_RELEASE,
 			WRITE_ACQUIRE, READ_ACQUIRE, READ_RELEASE, READ_RENEW, RENEW_OR_RECREATE);
 
 	private RedisLockScripts() {

@@ -121,6 +121,47 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	@Override
+	public boolean supportsLocalHandoff() {
+		return true;
+	}
+
+	@Override
+	public Release releaseExclusive(String key, String owner, long lastToken) {
+		byte[][] keysAndArgs = keysAndArgs(
+				new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
+						this.fenceRetentionMillis },
+				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
+		Long released;
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			released = RedisLockScripts.RELEASE_HANDED_OVER.run(connection, 3, keysAndArgs);
+		}
+		if (released == null || released == 0L) {
+			return Release.NOT_HELD;
+		}
+		return (released == 2L) ? Release.RELEASED_AWAITED : Release.RELEASED;
+	}
+
+	@Override
+	public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+		byte[][] keysAndArgs = keysAndArgs(
+				new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
+						this.fenceRetentionMillis, leaseMillis(leaseTime) },
+				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
+		List<Object> reply;
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			reply = RedisLockScripts.KEEP_UNLESS_AWAITED.run(connection, 3, keysAndArgs);
+		}
+		if (reply == null || reply.size() != 2) {
+			throw new IllegalStateException("Unexpected reply from the keep-unless-awaited script: " + reply);
+		}
+		long outcome = ((Number) reply.get(0)).longValue();
+		if (outcome == 3L) {
+			return new Checkpoint(Release.KEPT, ((Number) reply.get(1)).longValue());
+		}
+		return new Checkpoint((outcome == 2L) ? Release.RELEASED_AWAITED : Release.NOT_HELD, 0);
+	}
+
+	@Override
 	public boolean isHeld(HeldKey grant) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			if (grant.mode() == LockMode.READ) {

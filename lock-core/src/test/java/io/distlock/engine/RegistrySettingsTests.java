@@ -44,6 +44,23 @@ class RegistrySettingsTests {
 	}
 
 	@Test
+	void localHandoffIsOnByDefaultAndBounded() {
+		RegistrySettings settings = settings(Duration.ofSeconds(30), Duration.ofSeconds(10));
+		assertThat(settings.maxLocalHandoffs()).isEqualTo(16);
+		assertThat(settings.maxLocalHandoffTime()).isEqualTo(Duration.ofMillis(50));
+		assertThat(settings.withLocalHandoff(0, Duration.ofMillis(1)).maxLocalHandoffs()).isZero();
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> settings.withLocalHandoff(1001, Duration.ofMillis(50)))
+			.withMessage("maxLocalHandoffs must be between 0 and 1000 but was '1001'");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> settings.withLocalHandoff(-1, Duration.ofMillis(50)))
+			.withMessage("maxLocalHandoffs must be between 0 and 1000 but was '-1'");
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> settings.withLocalHandoff(16, Duration.ZERO))
+			.withMessage("maxLocalHandoffTime must be positive but was 'PT0S'");
+	}
+
+	@Test
 	void instanceIdsDiffer() {
 		assertThat(RegistrySettings.newInstanceId()).isNotEqualTo(RegistrySettings.newInstanceId())
 			.startsWith(ProcessHandle.current().pid() + "-");

@@ -34,6 +34,9 @@ final class InMemoryLockStore implements LockStore {
 	/** Keys a writer waits for, and until when: new readers hold back. */
 	private final Map<String, Long> writersWaiting = new HashMap<>();
 
+	/** Exclusive keys someone waits for, and until when: their release says so. */
+	private final Map<String, Long> awaited = new HashMap<>();
+
 	private long lastToken;
 
 	private volatile Consumer<String> releasedKeys;
@@ -44,7 +47,7 @@ final class InMemoryLockStore implements LockStore {
 		long now = System.nanoTime();
 		long leaseEnd = now + leaseTime.toNanos();
 		return switch (mode) {
-			case EXCLUSIVE -> acquireExclusive(this.locks, key, owner, leaseEnd, now);
+			case EXCLUSIVE -> acquireExclusive(key, owner, leaseEnd, waitTime, now);
 			case FAIR -> acquireFair(key, owner, leaseEnd, waitTime, now);
 			case WRITE -> acquireWrite(key, owner, leaseEnd, waitTime, now);
 			case READ -> acquireRead(key, owner, leaseEnd, now);
@@ -57,7 +60,10 @@ final class InMemoryLockStore implements LockStore {
 		synchronized (this) {
 			long now = System.nanoTime();
 			released = switch (mode) {
-				case EXCLUSIVE -> removeIfOwner(this.locks, key, owner, now);
+				case EXCLUSIVE -> {
+					this.awaited.remove(key);
+					yield removeIfOwner(this.locks, key, owner, now);
+				}
 				case FAIR -> {
 					LinkedHashMap<String, Long> queue = this.queues.get(key);
 					if (queue != null) {
@@ -80,6 +86,54 @@ final class InMemoryLockStore implements LockStore {
 			listener.accept(key);
 		}
 		return released;
+	}
+
+	@Override
+	public boolean supportsLocalHandoff() {
+		return true;
+	}
+
+	@Override
+	public Release releaseExclusive(String key, String owner, long lastToken) {
+		boolean released;
+		boolean awaitedNow;
+		synchronized (this) {
+			// Tokens are one sequence for all keys here: raising it keeps every key's tokens growing.
+			this.lastToken = Math.max(this.lastToken, lastToken);
+			long now = System.nanoTime();
+			released = removeIfOwner(this.locks, key, owner, now);
+			Long until = released ? this.awaited.remove(key) : null;
+			awaitedNow = until != null && until - now > 0;
+		}
+		Consumer<String> listener = this.releasedKeys;
+		if (released && listener != null) {
+			listener.accept(key);
+		}
+		if (!released) {
+			return Release.NOT_HELD;
+		}
+		return awaitedNow ? Release.RELEASED_AWAITED : Release.RELEASED;
+	}
+
+	@Override
+	public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+		synchronized (this) {
+			this.lastToken = Math.max(this.lastToken, lastToken);
+			long now = System.nanoTime();
+			Entry entry = live(this.locks, key, now);
+			if (entry == null || !entry.owner.equals(owner)) {
+				return new Checkpoint(Release.NOT_HELD, 0);
+			}
+			Long until = this.awaited.get(key);
+			if (until == null || until - now <= 0) {
+				this.awaited.remove(key);
+				entry.expiresNanos = now + leaseTime.toNanos();
+				return new Checkpoint(Release.KEPT, ++this.lastToken);
+			}
+		}
+		// Someone waits: release as releaseExclusive does, notifying outside the lock.
+		Release released = releaseExclusive(key, owner, 0);
+		return new Checkpoint(released, 0);
 	}
 
 	@Override
@@ -146,11 +200,14 @@ final class InMemoryLockStore implements LockStore {
 		return live(this.locks, key, System.nanoTime()) != null;
 	}
 
-	private Acquisition acquireExclusive(Map<String, Entry> map, String key, String owner, long leaseEnd, long now) {
-		Entry entry = live(map, key, now);
+	private Acquisition acquireExclusive(String key, String owner, long leaseEnd, Duration waitTime, long now) {
+		Entry entry = live(this.locks, key, now);
 		if (entry == null) {
-			map.put(key, new Entry(owner, leaseEnd));
+			this.locks.put(key, new Entry(owner, leaseEnd));
 			return Acquisition.granted(++this.lastToken);
+		}
+		if (!waitTime.isZero()) {
+			this.awaited.merge(key, now + waitTime.toNanos(), Math::max);
 		}
 		return Acquisition.taken(Duration.ofNanos(entry.expiresNanos - now).toMillis());
 	}

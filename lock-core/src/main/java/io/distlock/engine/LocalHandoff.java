@@ -1,0 +1,178 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Lock cohorting for hot keys. When a thread releases a contended exclusive lock while another
+ * thread of this process waits for it, the grant passes to that thread without a store round
+ * trip: same owner and lease in the store, the next fencing token. Bounded, so that other
+ * processes are not starved: after {@code maxLocalHandoffs} handoffs in a row, or
+ * {@code maxLocalHandoffTime} after the store's grant, one round trip (a checkpoint) keeps the
+ * grant for this process only if no other process waits, and otherwise releases it; then the
+ * next local waiter lets the other process go first for a moment.
+ * <p>
+ * Tokens stay strictly increasing per grant: a handed-over token is the previous one plus one,
+ * and the store release records the last of them so that the store's next token is larger.
+ * Only grants renewed by the watchdog are handed over (a fixed lease would give the next holder
+ * whatever is left of someone else's lease), only while their validity is comfortably above
+ * what a failing renewal leaves, and only to waiters that ask for a renewed grant.
+ */
+final class LocalHandoff {
+
+	private static final Log logger = LogFactory.getLog(LocalHandoff.class);
+
+	private static final long MIN_YIELD_NANOS = Duration.ofMillis(1).toNanos();
+
+	private final LockStore store;
+
+	private final boolean enabled;
+
+	private final int maxHandoffs;
+
+	private final long maxTimeNanos;
+
+	private final long minValidityNanos;
+
+	private final long maxYieldNanos;
+
+	private final Duration leaseTime;
+
+	private final long validityNanos;
+
+	private final long renewalNanos;
+
+	LocalHandoff(LockStore store, RegistrySettings settings) {
+		this.store = store;
+		this.leaseTime = settings.leaseTime();
+		this.validityNanos = this.leaseTime.minus(settings.driftMarginOf(this.leaseTime)).toNanos();
+		this.renewalNanos = settings.renewalInterval().toNanos();
+		this.enabled = settings.maxLocalHandoffs() > 0 && store.supportsLocalHandoff();
+		this.maxHandoffs = settings.maxLocalHandoffs();
+		this.maxTimeNanos = settings.maxLocalHandoffTime().toNanos();
+		// A grant renewed on time keeps at least two thirds of its lease less the drift margin;
+		// less than half means its renewals are failing, and it is not passed on.
+		this.minValidityNanos = Math.max(settings.minValidity().toNanos(), settings.leaseTime().toNanos() / 2);
+		this.maxYieldNanos = Math.max(MIN_YIELD_NANOS, settings.retryInterval().toNanos());
+	}
+
+	/**
+	 * Return whether releases of the request's kind go through
+	 * {@link LockStore#releaseExclusive(String, String, long)}, and whether a waiter with this
+	 * request can take a handed-over grant.
+	 */
+	boolean accepts(HoldRequest request) {
+		return this.enabled && request.mode() == LockMode.EXCLUSIVE && request.fixedLease() == null;
+	}
+
+	/**
+	 * Return whether the grant's store release records handed-over tokens.
+	 */
+	boolean manages(Grant grant) {
+		return this.enabled && grant.mode() == LockMode.EXCLUSIVE;
+	}
+
+	/**
+	 * Hand a grant whose last hold is being released to the next waiter of this process, if the
+	 * limits allow it and that waiter can take it.
+	 * @return whether a waiter took it; if not, the caller releases it in the store
+	 */
+	boolean handOff(Grant grant, long nowNanos) {
+		if (!manages(grant) || !grant.renewable() || !withinLimits(grant, nowNanos)
+				|| grant.validUntilNanos() - nowNanos < this.minValidityNanos) {
+			return false;
+		}
+		return grant.gate().handOff(grant);
+	}
+
+	/**
+	 * Return whether a grant whose last hold is being released, and that the limits keep from
+	 * being handed over, should go through a checkpoint: a waiter of this process could take it.
+	 */
+	boolean wantsCheckpoint(Grant grant, long nowNanos) {
+		return manages(grant) && grant.renewable() && !withinLimits(grant, nowNanos)
+				&& grant.gate().hasWaiterAcceptingHandoff();
+	}
+
+	/**
+	 * Keep the grant for this process if no other process waits, and hand it to the waiter of
+	 * this process with a new run of handoffs; otherwise release it.
+	 * @param sentNanos when the checkpoint is sent
+	 * @return {@link LockStore.Release#KEPT} if a waiter took the kept grant, or what became of
+	 * the grant in the store
+	 */
+	LockStore.Release checkpoint(Grant grant, long sentNanos) {
+		LockStore.Checkpoint checkpoint = this.store.keepUnlessAwaited(grant.key(), grant.owner(), lastToken(grant),
+				this.leaseTime);
+		if (!checkpoint.kept()) {
+			return checkpoint.release();
+		}
+		Grant kept = grant.kept(checkpoint.fencingToken(), sentNanos, sentNanos + this.validityNanos,
+				sentNanos + this.renewalNanos);
+		if (grant.gate().handOff(kept)) {
+			return LockStore.Release.KEPT;
+		}
+		// The waiter gave up during the round trip: nobody takes the kept grant.
+		return releaseInStore(kept);
+	}
+
+	/**
+	 * Take over a grant handed to the calling thread.
+	 * @param handed the previous holder's grant
+	 * @param name the logical name of the caller's request
+	 * @return the caller's grant, or {@code null} if so little of the lease was left by now
+	 * that the grant was released in the store instead, and the caller must acquire it there
+	 */
+	Grant takeOver(Grant handed, String name) {
+		long now = System.nanoTime();
+		if (handed.validUntilNanos() - now >= this.minValidityNanos) {
+			return handed.handedOver(name, now);
+		}
+		try {
+			releaseInStore(handed);
+		}
+		catch (RuntimeException ex) {
+			// Best effort: the key expires with its lease, which is no longer renewed.
+			logger.debug("Could not release a stale handed-over lock for key '" + handed.key() + "'", ex);
+		}
+		return null;
+	}
+
+	/**
+	 * Release a grant this class manages in the store, recording its token if it was handed
+	 * over.
+	 */
+	LockStore.Release releaseInStore(Grant grant) {
+		return this.store.releaseExclusive(grant.key(), grant.owner(), lastToken(grant));
+	}
+
+	/**
+	 * Return how long the next waiter of this process should let other processes try first
+	 * after a store release: when another process waits and this one has had the lock for as
+	 * long as the limits allow, long enough for a notified waiter elsewhere to reach the store.
+	 * @param released the store's answer
+	 * @param roundTripNanos how long the release took
+	 * @return nanoseconds, 0 for no yield
+	 */
+	long yieldNanos(Grant grant, LockStore.Release released, long roundTripNanos, long nowNanos) {
+		if (released != LockStore.Release.RELEASED_AWAITED || withinLimits(grant, nowNanos)) {
+			return 0;
+		}
+		return Math.min(this.maxYieldNanos, Math.max(MIN_YIELD_NANOS, 3 * roundTripNanos));
+	}
+
+	/**
+	 * Return the token the store must record for a grant: its own if it was handed over, since
+	 * the store minted only the first of its run, or 0.
+	 */
+	private static long lastToken(Grant grant) {
+		return (grant.handoffs() > 0) ? grant.fencingToken() : 0;
+	}
+
+	private boolean withinLimits(Grant grant, long nowNanos) {
+		return grant.handoffs() < this.maxHandoffs && nowNanos - grant.cohortStartNanos() < this.maxTimeNanos;
+	}
+
+}

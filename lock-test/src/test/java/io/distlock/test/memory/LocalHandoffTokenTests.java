@@ -1,0 +1,164 @@
+package io.distlock.test.memory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockListener;
+import io.distlock.core.WaitStrategy;
+import io.distlock.detector.GrantLog;
+import io.distlock.detector.Workers;
+import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.engine.LockMode;
+import io.distlock.engine.LockStore;
+import io.distlock.engine.RegistrySettings;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The token order across local handoffs and store grants, on the in-memory store, whose tokens
+ * count up by one for every grant of any key: a store grant right after a run of handoffs is
+ * larger than the run's last token only because the release recorded it. The negative control
+ * runs the same workload on a store that drops the record, and the detector fires.
+ */
+@Timeout(30)
+class LocalHandoffTokenTests {
+
+	@Test
+	void tokensGrowWithEveryGrantWhenTheReleaseRecordsHandedOverTokens() throws Exception {
+		GrantLog log = run(new InMemoryLockStore());
+		assertThat(log.handoffs()).as("local handoffs").isPositive();
+		assertThat(log.firstDecrease()).isEmpty();
+	}
+
+	@Test
+	void negativeControlAStoreThatForgetsHandedOverTokensRepeatsTokens() throws Exception {
+		GrantLog log = run(new ForgetfulStore(new InMemoryLockStore()));
+		assertThat(log.firstDecrease()).isPresent();
+	}
+
+	/**
+	 * Two registries on one store, two threads each, taking one key in a loop.
+	 */
+	private static GrantLog run(LockStore store) throws Exception {
+		AbstractLockRegistry first = registry(store);
+		AbstractLockRegistry second = registry(store);
+		try {
+			GrantLog log = new GrantLog();
+			List<DistLock> locks = List.of(first.obtain("k"), first.obtain("k"), second.obtain("k"),
+					second.obtain("k"));
+			long until = System.nanoTime() + Duration.ofMillis(400).toNanos();
+			Workers.runAll(Executors.newFixedThreadPool(locks.size()), locks.size(), (worker) -> {
+				DistLock lock = locks.get(worker);
+				while (System.nanoTime() < until) {
+					lock.lock();
+					try {
+						log.granted(worker, lock.lease().fencingToken(), 0);
+						GrantLog.work(Duration.ofNanos(100_000));
+					}
+					finally {
+						lock.unlock();
+					}
+				}
+			});
+			return log;
+		}
+		finally {
+			first.close();
+			second.close();
+		}
+	}
+
+	private static AbstractLockRegistry registry(LockStore store) {
+		// Closing a registry closes its store; these stores need no closing.
+		return new AbstractLockRegistry(new Unclosed(store), new RegistrySettings(Duration.ofSeconds(30),
+				Duration.ofSeconds(10), WaitStrategy.PUB_SUB, Duration.ofMillis(50), LockListener.NONE,
+				RegistrySettings.newInstanceId())) {
+		};
+	}
+
+	/** Delegates everything; only {@link #close()} does nothing. */
+	private static class Unclosed implements LockStore {
+
+		private final LockStore delegate;
+
+		Unclosed(LockStore delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
+			return this.delegate.tryAcquire(mode, key, owner, leaseTime, waitTime);
+		}
+
+		@Override
+		public boolean release(LockMode mode, String key, String owner) {
+			return this.delegate.release(mode, key, owner);
+		}
+
+		@Override
+		public boolean supportsLocalHandoff() {
+			return this.delegate.supportsLocalHandoff();
+		}
+
+		@Override
+		public Release releaseExclusive(String key, String owner, long lastToken) {
+			return this.delegate.releaseExclusive(key, owner, lastToken);
+		}
+
+		@Override
+		public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+			return this.delegate.keepUnlessAwaited(key, owner, lastToken, leaseTime);
+		}
+
+		@Override
+		public boolean isHeld(HeldKey grant) {
+			return this.delegate.isHeld(grant);
+		}
+
+		@Override
+		public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
+			return this.delegate.renew(grants, leaseTime);
+		}
+
+		@Override
+		public boolean listen(Consumer<String> releasedKeys) {
+			return this.delegate.listen(releasedKeys);
+		}
+
+		@Override
+		public void ping() {
+			this.delegate.ping();
+		}
+
+		@Override
+		public void close() {
+		}
+
+	}
+
+	/** The bug the record prevents: a release that does not record the handed-over tokens. */
+	private static final class ForgetfulStore extends Unclosed {
+
+		ForgetfulStore(LockStore delegate) {
+			super(delegate);
+		}
+
+		@Override
+		public Release releaseExclusive(String key, String owner, long lastToken) {
+			return super.releaseExclusive(key, owner, 0);
+		}
+
+		@Override
+		public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+			return super.keepUnlessAwaited(key, owner, 0, leaseTime);
+		}
+
+	}
+
+}
