@@ -373,12 +373,14 @@ public class DistlockProperties implements InitializingBean {
 	 * Local handoff properties ({@code distlock.local-handoff.*}): how far a contended lock may
 	 * pass between threads of this instance without a Redis round trip before it is released in
 	 * Redis for other instances. Every handoff gives the next holder a larger fencing token.
+	 * Redlock registries never hand over locally.
 	 */
 	public static class LocalHandoff {
 
 		/**
 		 * How many times in a row a contended lock may pass to another thread of this instance
-		 * without a Redis round trip; 0 turns local handoff off. At most 1000.
+		 * without a Redis round trip; 0 turns local handoff off. At most 1000. Not used by
+		 * Redlock.
 		 */
 		private int maxHandoffs = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS;
 

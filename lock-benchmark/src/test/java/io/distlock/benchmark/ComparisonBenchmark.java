@@ -14,8 +14,8 @@ class ComparisonBenchmark {
 
 	@Test
 	void compareSideBySide() throws Exception {
-		Duration perRun = Duration.parse("PT" + System.getProperty("bench.duration", "3s").toUpperCase());
-		int rounds = Integer.parseInt(System.getProperty("bench.rounds", "2"));
+		Duration perRun = Duration.parse("PT" + System.getProperty("bench.duration", "2s").toUpperCase());
+		int rounds = Integer.parseInt(System.getProperty("bench.rounds", "5"));
 		BenchmarkReport report = Comparison.run(perRun, rounds);
 		report.write(Path.of("target"));
 		System.out.println(report.markdown());

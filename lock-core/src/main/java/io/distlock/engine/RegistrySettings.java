@@ -43,7 +43,7 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	public static final Duration DEFAULT_POLLING_RETRY_INTERVAL = Duration.ofMillis(100);
 
 	/** The default number of local handoffs in a row before a store release. */
-	public static final int DEFAULT_MAX_LOCAL_HANDOFFS = 16;
+	public static final int DEFAULT_MAX_LOCAL_HANDOFFS = 64;
 
 	/**
 	 * The most local handoffs in a row. Handed-over tokens count up by one from the store's

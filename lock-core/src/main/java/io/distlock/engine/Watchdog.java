@@ -22,8 +22,8 @@ import io.distlock.core.LockListener;
 /**
  * Keeps the grants of one registry alive and notices when they are lost.
  * <p>
- * Two threads: the timer checks every grant's validity deadline at the moment it falls due and
- * ticks the renewals; the renewal I/O runs on a second thread, so that a store that hangs never
+ * Two threads: the timer checks every grant's validity deadline at the moment it falls due (armed
+ * when the grant first comes due for renewal, long before its deadline) and ticks the renewals; the renewal I/O runs on a second thread, so that a store that hangs never
  * delays a deadline. Renewals are batched: each tick renews, in one store call, every renewable
  * grant whose renewal falls due before the next tick, so a grant is renewed at most one tick
  * early and never late.
@@ -81,13 +81,18 @@ final class Watchdog implements AutoCloseable {
 	}
 
 	/**
-	 * Start watching a new grant: check its deadline and, if it is renewable, renew it.
+	 * Start watching a new grant. A renewable grant whose deadline comes well after its first
+	 * renewal has its deadline check armed by the tick that first finds it due for renewal, so
+	 * that grants released sooner (most of them) never touch the timer; any other grant's
+	 * deadline is checked from now on.
 	 */
 	void watch(Grant grant) {
-		scheduleDeadlineCheck(grant, grant.remainingNanos());
 		if (grant.renewable()) {
 			this.renewable.add(grant);
 			startTicking();
+		}
+		if (!grant.renewable() || grant.validUntilNanos() - grant.nextRenewalNanos() <= 2 * this.tickNanos) {
+			scheduleDeadlineCheck(grant, grant.remainingNanos());
 		}
 	}
 
@@ -152,20 +157,24 @@ final class Watchdog implements AutoCloseable {
 	}
 
 	private void tick() {
-		if (this.renewable.isEmpty() || !this.renewing.compareAndSet(false, true)) {
-			// Nothing to renew, or the previous batch is still on its way: its grants' deadlines
-			// are checked by the timer regardless.
+		if (this.renewable.isEmpty()) {
 			return;
 		}
 		long horizon = System.nanoTime() + this.tickNanos;
 		List<Grant> due = new ArrayList<>();
 		for (Grant grant : this.renewable) {
 			if (grant.isActive() && grant.nextRenewalNanos() - horizon <= 0) {
+				if (grant.deadlineCheck() == null) {
+					// Armed even while a previous batch hangs: the deadline is what tells the
+					// holder then.
+					scheduleDeadlineCheck(grant, grant.remainingNanos());
+				}
 				due.add(grant);
 			}
 		}
-		if (due.isEmpty()) {
-			this.renewing.set(false);
+		if (due.isEmpty() || !this.renewing.compareAndSet(false, true)) {
+			// Nothing to renew, or the previous batch is still on its way: its grants' deadlines
+			// are checked by the timer regardless.
 			return;
 		}
 		try {

@@ -46,7 +46,7 @@ class RegistrySettingsTests {
 	@Test
 	void localHandoffIsOnByDefaultAndBounded() {
 		RegistrySettings settings = settings(Duration.ofSeconds(30), Duration.ofSeconds(10));
-		assertThat(settings.maxLocalHandoffs()).isEqualTo(16);
+		assertThat(settings.maxLocalHandoffs()).isEqualTo(64);
 		assertThat(settings.maxLocalHandoffTime()).isEqualTo(Duration.ofMillis(50));
 		assertThat(settings.withLocalHandoff(0, Duration.ofMillis(1)).maxLocalHandoffs()).isZero();
 		assertThatExceptionOfType(LockConfigurationException.class)
