@@ -81,6 +81,13 @@ public class DistlockProperties implements InitializingBean {
 
 	private final LocalHandoff localHandoff = new LocalHandoff();
 
+	/**
+	 * What to do at startup when the Redis that holds the locks may evict keys under memory
+	 * pressure (a maxmemory with a policy other than noeviction): warn, strict (refuse to start,
+	 * also when the policy cannot be read) or off.
+	 */
+	private EvictionCheck evictionCheck = EvictionCheck.WARN;
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -169,6 +176,14 @@ public class DistlockProperties implements InitializingBean {
 		return this.localHandoff;
 	}
 
+	public EvictionCheck getEvictionCheck() {
+		return this.evictionCheck;
+	}
+
+	public void setEvictionCheck(EvictionCheck evictionCheck) {
+		this.evictionCheck = evictionCheck;
+	}
+
 	/**
 	 * Return the renewal interval in force: the configured one, or a third of the lease time.
 	 * @return the renewal interval
@@ -204,6 +219,9 @@ public class DistlockProperties implements InitializingBean {
 		}
 		if (this.retryInterval != null) {
 			requirePositive("distlock.retry-interval", this.retryInterval);
+		}
+		if (this.evictionCheck == null) {
+			throw new InvalidLockPropertyException("distlock.eviction-check", null, "must be set");
 		}
 		if (this.waitStrategy == null) {
 			throw new InvalidLockPropertyException("distlock.wait-strategy", null, "must be set");
@@ -366,6 +384,22 @@ public class DistlockProperties implements InitializingBean {
 			}
 			requirePositive("distlock.replica-acknowledgement.timeout", this.timeout);
 		}
+
+	}
+
+	/**
+	 * What the startup check of the lock Redis's eviction policy does.
+	 */
+	public enum EvictionCheck {
+
+		/** Log a warning when Redis may evict lock keys. */
+		WARN,
+
+		/** Refuse to start when Redis may evict lock keys or its policy cannot be read. */
+		STRICT,
+
+		/** Do not check. */
+		OFF
 
 	}
 

@@ -69,6 +69,13 @@ class LockRegistryConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnBean(RedisLockRegistry.class)
+	LockStoreEvictionCheck distlockEvictionCheck(RedisConnectionFactory connectionFactory,
+			DistlockProperties properties) {
+		return new LockStoreEvictionCheck(connectionFactory, properties.getEvictionCheck());
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	EventPublishingLockListener distlockEventPublishingListener(ApplicationEventPublisher publisher) {
 		return new EventPublishingLockListener(publisher);

@@ -156,7 +156,7 @@ class DistlockAutoConfigurationTests {
 		runner().withPropertyValues(property).run((context) -> {
 			assertThat(context).hasFailed();
 			Throwable failure = context.getStartupFailure();
-			InvalidLockPropertyException cause = findCause(failure);
+			InvalidLockPropertyException cause = DistlockRunners.invalidProperty(failure);
 			assertThat(cause.getMessage()).startsWith(message);
 			FailureAnalysis analysis = new LockConfigurationFailureAnalyzer().analyze(failure);
 			assertThat(analysis.getAction())
@@ -171,15 +171,6 @@ class DistlockAutoConfigurationTests {
 			deepest = deepest.getCause();
 		}
 		return deepest;
-	}
-
-	private static InvalidLockPropertyException findCause(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof InvalidLockPropertyException invalid) {
-				return invalid;
-			}
-		}
-		throw new AssertionError("No InvalidLockPropertyException in", failure);
 	}
 
 	@Test
@@ -219,14 +210,14 @@ class DistlockAutoConfigurationTests {
 				"distlock.lease-time=2s", property)
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(findCause(context.getStartupFailure()).getMessage()).startsWith(message);
+				assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage()).startsWith(message);
 			});
 	}
 
 	@Test
 	void negativeReplicasFailAtStartup() {
 		runner().withPropertyValues("distlock.replica-acknowledgement.replicas=-1")
-			.run((context) -> assertThat(findCause(context.getStartupFailure()).getProperty())
+			.run((context) -> assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getProperty())
 				.isEqualTo("distlock.replica-acknowledgement.replicas"));
 	}
 

@@ -37,4 +37,16 @@ final class DistlockRunners {
 				CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class));
 	}
 
+	/**
+	 * Return the {@link InvalidLockPropertyException} behind a startup failure.
+	 */
+	static InvalidLockPropertyException invalidProperty(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InvalidLockPropertyException invalid) {
+				return invalid;
+			}
+		}
+		throw new AssertionError("No InvalidLockPropertyException in", failure);
+	}
+
 }

@@ -19,6 +19,7 @@ record Scenario(String name, int jvms, int threads, boolean hotKey, Duration cri
 			new Scenario("1 thread, distinct keys", 1, 1, false, Duration.ZERO),
 			new Scenario("16 threads, distinct keys", 1, 16, false, Duration.ZERO),
 			new Scenario("16 threads, one hot key, 200 µs section", 1, 16, true, Duration.ofNanos(200_000)),
+			new Scenario("16 threads, one hot key, empty section", 1, 16, true, Duration.ZERO),
 			new Scenario("2 JVMs × 8 threads, one hot key, 200 µs section", 2, 8, true, Duration.ofNanos(200_000)),
 			new Scenario("64 waiters, one hot key, 1 ms section", 1, 64, true, Duration.ofMillis(1)));
 

@@ -50,8 +50,8 @@ final class RedisLockScripts {
 			""", ReturnType.MULTI);
 
 	/**
-	 * Delete the lock only if the caller still owns it, and publish the release only when some
-	 * process waits for it.
+	 * Delete a write lock only if the caller still owns it, and publish the release only when
+	 * some process waits for it.
 	 * <p>
 	 * KEYS: lock, waiting. ARGV: owner, channel, user key. Returns 1 if released, 0 if the lock
 	 * was no longer the caller's.
@@ -68,7 +68,7 @@ final class RedisLockScripts {
 			""", ReturnType.INTEGER);
 
 	/**
-	 * Release an exclusive lock that may have been handed between threads of its process: first
+	 * Release an exclusive lock, which may have been handed between threads of its process: first
 	 * raise the fence record to the last token handed out locally (whoever holds the lock now,
 	 * so that every later token is larger), then delete the lock if the caller still owns it and
 	 * publish only when some process waits for it.
@@ -77,7 +77,7 @@ final class RedisLockScripts {
 	 * fence retention ms. Returns 2 if released and awaited, 1 if released, 0 if the lock was no
 	 * longer the caller's.
 	 */
-	static final LuaScript RELEASE_HANDED_OVER = new LuaScript("release-handed-over", """
+	static final LuaScript RELEASE_EXCLUSIVE = new LuaScript("release-exclusive", """
 			if ARGV[4] ~= '0' then
 			  local last = tonumber(redis.call('get', KEYS[3]))
 			  if (not last) or last < tonumber(ARGV[4]) then
@@ -97,7 +97,7 @@ final class RedisLockScripts {
 
 	/**
 	 * At the end of a run of local handoffs: raise the fence record to the last local token as
-	 * {@link #RELEASE_HANDED_OVER} does; then, if the caller still owns the lock and nobody
+	 * {@link #RELEASE_EXCLUSIVE} does; then, if the caller still owns the lock and nobody
 	 * waits, keep it with a full lease and a new token, and otherwise release it (publishing).
 	 * <p>
 	 * KEYS: lock, waiting, fence. ARGV: owner, channel, user key, last local token (0 for none),
@@ -347,7 +347,7 @@ final class RedisLockScripts {
 			""", ReturnType.MULTI);
 
 	/** Every script, for loading ahead of use. */
-	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, RELEASE_HANDED_OVER,
+	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, RELEASE_EXCLUSIVE,
 			KEEP_UNLESS_AWAITED, RENEW, FAIR_ACQUIRE, FAIR_RELEASE,
 			WRITE_ACQUIRE, READ_ACQUIRE, READ_RELEASE, READ_RENEW, RENEW_OR_RECREATE);
 

@@ -103,12 +103,15 @@ public final class RedisLockStore implements LockStore {
 
 	@Override
 	public boolean release(LockMode mode, String key, String owner) {
+		if (mode == LockMode.EXCLUSIVE) {
+			// One release script for every exclusive lock, handed over or not.
+			return releaseExclusive(key, owner, 0) != Release.NOT_HELD;
+		}
 		byte[][] args = { bytes(owner), this.keys.channel(), bytes(key) };
 		Long released;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			released = switch (mode) {
-				case EXCLUSIVE -> RedisLockScripts.RELEASE.run(connection, 2,
-						keysAndArgs(args, this.keys.lock(key), this.keys.waiting(key)));
+				case EXCLUSIVE -> throw new IllegalStateException("Exclusive locks are released above");
 				case FAIR -> RedisLockScripts.FAIR_RELEASE.run(connection, 4, keysAndArgs(args, this.keys.lock(key),
 						this.keys.waiting(key), this.keys.queue(key), this.keys.queueDeadlines(key)));
 				case WRITE -> RedisLockScripts.RELEASE.run(connection, 2,
@@ -133,7 +136,7 @@ public final class RedisLockStore implements LockStore {
 				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
 		Long released;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			released = RedisLockScripts.RELEASE_HANDED_OVER.run(connection, 3, keysAndArgs);
+			released = RedisLockScripts.RELEASE_EXCLUSIVE.run(connection, 3, keysAndArgs);
 		}
 		if (released == null || released == 0L) {
 			return Release.NOT_HELD;

@@ -52,8 +52,9 @@ class OversellFaultIntegrationTests {
 		assertThat(sale.sold).isEqualTo(sale.orders).isLessThanOrEqualTo(STOCK);
 		// A loss between the pre-commit confirmation and the release (the commit and the release
 		// round trip, against a nemesis that strikes every 10 ms) is reported to its caller after
-		// the commit: the one gap between orders and answers. Runs measure 7 to 14 of 100; without
-		// the confirmation the whole transaction would be in that window, so bound it at a quarter.
+		// the commit: the one gap between orders and answers. Runs measured 7 to 14 of 100, and 2
+		// since a release handed to a local waiter no longer asks Redis; without the confirmation
+		// the whole transaction would be in that window, so bound it at a quarter.
 		int reportedAfterCommit = sale.orders - sale.accepted;
 		assertThat(reportedAfterCommit).isBetween(0, sale.orders / 4);
 		System.out.println("FAULT-REPORT | T32 | locks expire every 10 ms during a sale of " + STOCK
