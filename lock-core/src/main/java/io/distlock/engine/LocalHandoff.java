@@ -17,8 +17,8 @@ import org.apache.commons.logging.LogFactory;
  * Tokens stay strictly increasing per grant: a handed-over token is the previous one plus one,
  * and the store release records the last of them so that the store's next token is larger.
  * Only grants renewed by the watchdog are handed over (a fixed lease would give the next holder
- * whatever is left of someone else's lease), only while their validity is comfortably above
- * what a failing renewal leaves, and only to waiters that ask for a renewed grant.
+ * whatever is left of someone else's lease), only while at least half of what a renewal on time
+ * leaves is still valid, and only to waiters that ask for a renewed grant.
  */
 final class LocalHandoff {
 
@@ -52,9 +52,10 @@ final class LocalHandoff {
 		this.enabled = settings.maxLocalHandoffs() > 0 && store.supportsLocalHandoff();
 		this.maxHandoffs = settings.maxLocalHandoffs();
 		this.maxTimeNanos = settings.maxLocalHandoffTime().toNanos();
-		// A grant renewed on time keeps at least two thirds of its lease less the drift margin;
-		// less than half means its renewals are failing, and it is not passed on.
-		this.minValidityNanos = Math.max(settings.minValidity().toNanos(), settings.leaseTime().toNanos() / 2);
+		// A grant renewed on time keeps at least the lease less a renewal interval (and the drift
+		// margin); less than half of that means its renewals are failing: it is not passed on.
+		this.minValidityNanos = Math.max(settings.minValidity().toNanos(),
+				(this.leaseTime.toNanos() - this.renewalNanos) / 2);
 		this.maxYieldNanos = Math.max(MIN_YIELD_NANOS, settings.retryInterval().toNanos());
 	}
 

@@ -27,6 +27,21 @@ final class RedisLockScripts {
 			""";
 
 	/**
+	 * Raise the fence record to a token handed out locally, so that every later token is larger;
+	 * {@code '0'} means none. In one place for both scripts that end a run of local handoffs.
+	 */
+	private static final String RAISE_FENCE = """
+			local function raise_fence(fenceKey, token, retentionMillis)
+			  if token ~= '0' then
+			    local last = tonumber(redis.call('get', fenceKey))
+			    if (not last) or last < tonumber(token) then
+			      redis.call('set', fenceKey, token, 'PX', retentionMillis)
+			    end
+			  end
+			end
+			""";
+
+	/**
 	 * Take the lock if free and mint its fencing token in the same step.
 	 * <p>
 	 * The token is {@code max(server time in microseconds, last token + 1)}: it grows across
@@ -77,13 +92,8 @@ final class RedisLockScripts {
 	 * fence retention ms. Returns 2 if released and awaited, 1 if released, 0 if the lock was no
 	 * longer the caller's.
 	 */
-	static final LuaScript RELEASE_EXCLUSIVE = new LuaScript("release-exclusive", """
-			if ARGV[4] ~= '0' then
-			  local last = tonumber(redis.call('get', KEYS[3]))
-			  if (not last) or last < tonumber(ARGV[4]) then
-			    redis.call('set', KEYS[3], ARGV[4], 'PX', ARGV[5])
-			  end
-			end
+	static final LuaScript RELEASE_EXCLUSIVE = new LuaScript("release-exclusive", RAISE_FENCE + """
+			raise_fence(KEYS[3], ARGV[4], ARGV[5])
 			if redis.call('get', KEYS[1]) == ARGV[1] then
 			  redis.call('del', KEYS[1])
 			  if redis.call('exists', KEYS[2]) == 1 then
@@ -104,13 +114,8 @@ final class RedisLockScripts {
 	 * fence retention ms, lease ms. Returns {3, token} if kept, {2, 0} if released and awaited,
 	 * {0, 0} if the lock was no longer the caller's.
 	 */
-	static final LuaScript KEEP_UNLESS_AWAITED = new LuaScript("keep-unless-awaited", MINT + """
-			if ARGV[4] ~= '0' then
-			  local last = tonumber(redis.call('get', KEYS[3]))
-			  if (not last) or last < tonumber(ARGV[4]) then
-			    redis.call('set', KEYS[3], ARGV[4], 'PX', ARGV[5])
-			  end
-			end
+	static final LuaScript KEEP_UNLESS_AWAITED = new LuaScript("keep-unless-awaited", MINT + RAISE_FENCE + """
+			raise_fence(KEYS[3], ARGV[4], ARGV[5])
 			if redis.call('get', KEYS[1]) ~= ARGV[1] then
 			  return {0, 0}
 			end

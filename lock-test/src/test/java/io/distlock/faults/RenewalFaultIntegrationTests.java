@@ -9,7 +9,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,11 +24,11 @@ import io.distlock.core.LockListener;
 import io.distlock.core.WaitStrategy;
 import io.distlock.detector.Workers;
 import io.distlock.engine.AbstractLockRegistry;
-import io.distlock.engine.LockMode;
 import io.distlock.engine.LockStore;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redis.RedisLockStore;
+import io.distlock.store.ForwardingLockStore;
 import io.distlock.test.network.FaultProxy;
 import io.distlock.test.redis.RedisServer;
 
@@ -257,30 +256,13 @@ class RenewalFaultIntegrationTests {
 	/**
 	 * A store whose renewals hang until released: a starved or stuck watchdog.
 	 */
-	private static final class BlockingRenewals implements LockStore {
-
-		private final LockStore delegate;
+	private static final class BlockingRenewals extends ForwardingLockStore {
 
 		private final CountDownLatch unblock;
 
 		BlockingRenewals(LockStore delegate, CountDownLatch unblock) {
-			this.delegate = delegate;
+			super(delegate);
 			this.unblock = unblock;
-		}
-
-		@Override
-		public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
-			return this.delegate.tryAcquire(mode, key, owner, leaseTime, waitTime);
-		}
-
-		@Override
-		public boolean release(LockMode mode, String key, String owner) {
-			return this.delegate.release(mode, key, owner);
-		}
-
-		@Override
-		public boolean isHeld(HeldKey grant) {
-			return this.delegate.isHeld(grant);
 		}
 
 		@Override
@@ -291,22 +273,7 @@ class RenewalFaultIntegrationTests {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			return this.delegate.renew(grants, leaseTime);
-		}
-
-		@Override
-		public boolean listen(Consumer<String> releasedKeys) {
-			return this.delegate.listen(releasedKeys);
-		}
-
-		@Override
-		public void ping() {
-			this.delegate.ping();
-		}
-
-		@Override
-		public void close() {
-			this.delegate.close();
+			return super.renew(grants, leaseTime);
 		}
 
 	}

@@ -3,7 +3,6 @@ package io.distlock.test.memory;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
-import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,9 +13,9 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.detector.GrantLog;
 import io.distlock.detector.Workers;
 import io.distlock.engine.AbstractLockRegistry;
-import io.distlock.engine.LockMode;
 import io.distlock.engine.LockStore;
 import io.distlock.engine.RegistrySettings;
+import io.distlock.store.ForwardingLockStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -82,58 +81,11 @@ class LocalHandoffTokenTests {
 		};
 	}
 
-	/** Delegates everything; only {@link #close()} does nothing. */
-	private static class Unclosed implements LockStore {
-
-		private final LockStore delegate;
+	/** Forwards everything but {@link #close()}: the stores are shared by two registries. */
+	private static class Unclosed extends ForwardingLockStore {
 
 		Unclosed(LockStore delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
-			return this.delegate.tryAcquire(mode, key, owner, leaseTime, waitTime);
-		}
-
-		@Override
-		public boolean release(LockMode mode, String key, String owner) {
-			return this.delegate.release(mode, key, owner);
-		}
-
-		@Override
-		public boolean supportsLocalHandoff() {
-			return this.delegate.supportsLocalHandoff();
-		}
-
-		@Override
-		public Release releaseExclusive(String key, String owner, long lastToken) {
-			return this.delegate.releaseExclusive(key, owner, lastToken);
-		}
-
-		@Override
-		public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
-			return this.delegate.keepUnlessAwaited(key, owner, lastToken, leaseTime);
-		}
-
-		@Override
-		public boolean isHeld(HeldKey grant) {
-			return this.delegate.isHeld(grant);
-		}
-
-		@Override
-		public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
-			return this.delegate.renew(grants, leaseTime);
-		}
-
-		@Override
-		public boolean listen(Consumer<String> releasedKeys) {
-			return this.delegate.listen(releasedKeys);
-		}
-
-		@Override
-		public void ping() {
-			this.delegate.ping();
+			super(delegate);
 		}
 
 		@Override

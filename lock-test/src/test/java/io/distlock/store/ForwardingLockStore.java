@@ -1,0 +1,77 @@
+package io.distlock.store;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+import io.distlock.engine.LockMode;
+import io.distlock.engine.LockStore;
+
+/**
+ * A {@link LockStore} that forwards every call to another, for tests that change one behaviour
+ * of a real store (block its renewals, forget a token) and keep the rest.
+ */
+public class ForwardingLockStore implements LockStore {
+
+	private final LockStore delegate;
+
+	public ForwardingLockStore(LockStore delegate) {
+		this.delegate = delegate;
+	}
+
+	@Override
+	public void checkKey(String key) {
+		this.delegate.checkKey(key);
+	}
+
+	@Override
+	public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
+		return this.delegate.tryAcquire(mode, key, owner, leaseTime, waitTime);
+	}
+
+	@Override
+	public boolean release(LockMode mode, String key, String owner) {
+		return this.delegate.release(mode, key, owner);
+	}
+
+	@Override
+	public boolean supportsLocalHandoff() {
+		return this.delegate.supportsLocalHandoff();
+	}
+
+	@Override
+	public Release releaseExclusive(String key, String owner, long lastToken) {
+		return this.delegate.releaseExclusive(key, owner, lastToken);
+	}
+
+	@Override
+	public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+		return this.delegate.keepUnlessAwaited(key, owner, lastToken, leaseTime);
+	}
+
+	@Override
+	public boolean isHeld(HeldKey grant) {
+		return this.delegate.isHeld(grant);
+	}
+
+	@Override
+	public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
+		return this.delegate.renew(grants, leaseTime);
+	}
+
+	@Override
+	public boolean listen(Consumer<String> releasedKeys) {
+		return this.delegate.listen(releasedKeys);
+	}
+
+	@Override
+	public void ping() {
+		this.delegate.ping();
+	}
+
+	@Override
+	public void close() {
+		this.delegate.close();
+	}
+
+}
