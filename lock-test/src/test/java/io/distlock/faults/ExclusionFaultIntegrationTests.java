@@ -69,6 +69,27 @@ class ExclusionFaultIntegrationTests {
 	}
 
 	@Test
+	void t34TheHistoryOfThreeJvmsIsAValidityBoundedMutex() throws Exception {
+		Run run = runThreeJvms("locked", 125);
+		MutexHistory history = MutexHistory.load(oracle.redis(), run.key);
+		assertThat(history.size()).isEqualTo(1_500);
+		assertThat(history.overlaps()).as("holds that overlap while valid").isEmpty();
+		assertThat(history.tokenDecreases()).as("tokens that do not grow from one hold to the next").isEmpty();
+		FaultReport.row("T34", "none: 3 JVMs x 4 threads, one key; every hold recorded with its validity",
+				"the history is a mutex of validity-bounded holds, tokens growing",
+				history.size() + " holds: 0 overlaps, 0 token decreases");
+	}
+
+	@Test
+	void t34NegativeControlWithoutTheLockTheCheckerFindsOverlaps() throws Exception {
+		Run run = runThreeJvms("unlocked", 25);
+		MutexHistory history = MutexHistory.load(oracle.redis(), run.key);
+		assertThat(history.overlaps()).as("overlapping holds without the lock").isNotEmpty();
+		FaultReport.row("T34 control", "no lock", "the checker finds overlaps",
+				history.overlaps().size() + " overlaps in " + history.size() + " sections");
+	}
+
+	@Test
 	void t02ManyKeysLeaveNoStateAndNoChannels() throws Exception {
 		RedisLockRegistry registry = new RedisLockRegistry(redis.connectionFactory());
 		List<String> keys = new ArrayList<>();

@@ -62,6 +62,9 @@ class PauseFaultIntegrationTests {
 			assertThat(pause.staleWrite).isEqualTo("FENCED rejected");
 			assertThat(oracle.value(pause.key)).as("the resource keeps the successor's write").isEqualTo("b");
 			assertThat(pause.holderToldLost).isTrue();
+			assertThat(pause.believedOverlap).as("the paused holder believed it held during the successor's hold")
+				.isTrue();
+			assertThat(pause.validOverlaps).as("overlaps of validity-bounded holds").isZero();
 			takeovers.add(pause.takeoverMillis);
 		}
 		assertThat(takeovers).allSatisfy((millis) -> assertThat(millis).isLessThanOrEqualTo(2_000 + 250));
@@ -69,6 +72,9 @@ class PauseFaultIntegrationTests {
 				"a successor acquires; the holder is told LOST on resuming; its fenced write is rejected",
 				runs + "/" + runs + " rejected; successor acquired " + takeovers.stream().mapToLong(Long::longValue).min().orElse(0)
 						+ " to " + takeovers.stream().mapToLong(Long::longValue).max().orElse(0) + " ms after the pause");
+		FaultReport.row("T34 under T14", "the same pauses, both holds recorded with their validity",
+				"the believed holds overlap, the validity-bounded ones do not",
+				runs + "/" + runs + " believed overlaps; 0 validity-bounded overlaps");
 	}
 
 	@Test
@@ -160,25 +166,41 @@ class PauseFaultIntegrationTests {
 		try (ChildJvm holder = ChildJvm.start(FencedHolderMain.class, Integer.toString(redis.port()),
 				Integer.toString(oracle.port()), key, "2000");
 				RedisLockRegistry successor = new RedisLockRegistry(redis.connectionFactory())) {
-			holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS);
+			String[] acquired = holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS).split(" ");
 			Thread.sleep(500);
 			holder.pause();
 			long pausedAt = System.nanoTime();
 			long takeover;
 			try (LockLease lease = successor.acquire(key, Duration.ofSeconds(10))) {
-				takeover = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pausedAt);
+				long successorStart = System.nanoTime();
+				long successorValidUntil = successorStart + lease.remaining().toNanos();
+				takeover = TimeUnit.NANOSECONDS.toMillis(successorStart - pausedAt);
 				assertThat(oracle.fencedWrite(key, lease.fencingToken(), "b")).isTrue();
 				Thread.sleep(Math.max(0, 4_000 - takeover));
 				holder.resume();
 				String lost = holder.awaitLine("LOST", 5, TimeUnit.SECONDS);
 				holder.send(mode + " a");
 				String write = holder.awaitLine(mode, 10, TimeUnit.SECONDS);
-				return new Pause(key, write, lost != null, takeover);
+				long holderEnd = System.nanoTime();
+				// T34: the paused holder believed it held until its write; its lease said otherwise.
+				MutexHistory history = MutexHistory.of(List.of(
+						new MutexHistory.Hold(Long.parseLong(acquired[2]), holderEnd, Long.parseLong(acquired[3]),
+								Long.parseLong(acquired[1]), "paused holder"),
+						new MutexHistory.Hold(successorStart, System.nanoTime(), successorValidUntil,
+								lease.fencingToken(), "successor")));
+				return new Pause(key, write, lost != null, takeover, holderEnd - successorStart > 0,
+						history.overlaps().size());
 			}
 		}
 	}
 
-	private record Pause(String key, String staleWrite, boolean holderToldLost, long takeoverMillis) {
+	/**
+	 * What one pause showed; {@code believedOverlap} whether the paused holder still believed it
+	 * held when the successor had the lock, {@code validOverlaps} the overlaps of
+	 * validity-bounded holds (T34).
+	 */
+	private record Pause(String key, String staleWrite, boolean holderToldLost, long takeoverMillis,
+			boolean believedOverlap, int validOverlaps) {
 	}
 
 }

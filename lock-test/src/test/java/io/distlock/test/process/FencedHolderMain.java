@@ -15,8 +15,9 @@ import io.distlock.redis.RedisLockRegistry;
 
 /**
  * A holder that a test can pause (SIGSTOP) while it holds a lock, then ask to write. Arguments:
- * lock Redis port, oracle Redis port, key, lease ms. Prints {@code ACQUIRED <token>} and, when
- * told, {@code LOST}. Standard-input commands: {@code FENCED <value>} writes to the oracle's
+ * lock Redis port, oracle Redis port, key, lease ms. Prints
+ * {@code ACQUIRED <token> <acquired nanoTime> <valid until nanoTime>} and, when told,
+ * {@code LOST}. Standard-input commands: {@code FENCED <value>} writes to the oracle's
  * fenced resource with the lease's token and prints {@code FENCED accepted|rejected};
  * {@code PLAIN <value>} writes without a token and prints {@code PLAIN done}.
  */
@@ -39,11 +40,13 @@ public final class FencedHolderMain {
 			.leaseTime(Duration.ofMillis(Long.parseLong(args[3])))
 			.build();
 		LockLease lease = registry.acquire(key, Duration.ofSeconds(30));
+		long acquiredAt = System.nanoTime();
+		long validUntil = acquiredAt + lease.remaining().toNanos();
 		lease.onLost((ex) -> {
 			System.out.println("LOST");
 			System.out.flush();
 		});
-		System.out.println("ACQUIRED " + lease.fencingToken());
+		System.out.println("ACQUIRED " + lease.fencingToken() + " " + acquiredAt + " " + validUntil);
 		System.out.flush();
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 		for (String line = in.readLine(); line != null; line = in.readLine()) {

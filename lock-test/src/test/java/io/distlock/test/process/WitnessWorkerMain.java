@@ -7,12 +7,14 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.distlock.core.DistLock;
+import io.distlock.core.LockLease;
 import io.distlock.redis.RedisLockRegistry;
 
 /**
  * A process whose threads run the fault suite's exclusion workload: under the lock (or without,
  * for the negative control) each enters the oracle's witness, increments the oracle's counter
- * (read, sleep 2 ms, write) and leaves the witness. Arguments: lock port, oracle port, key,
+ * (read, sleep 2 ms, write) and leaves the witness, then appends the hold to the oracle's
+ * history ({@code start end validUntil token holder}, on {@link System#nanoTime()}). Arguments: lock port, oracle port, key,
  * threads, grants per thread, {@code locked} or {@code unlocked}. Prints
  * {@code DONE failures=<n>}.
  */
@@ -42,11 +44,20 @@ public final class WitnessWorkerMain {
 			DistLock lock = locked ? registry.obtain(key) : null;
 			for (int i = 0; i < grants; i++) {
 				WorkerThreads.underLock(lock, () -> {
+					long start = System.nanoTime();
+					LockLease lease = (lock != null) ? lock.lease() : null;
 					oracle.execute(ENTER, witness, holder);
 					String value = oracle.opsForValue().get("counter:" + key);
 					WorkerThreads.sleep(Duration.ofMillis(2));
 					oracle.opsForValue().set("counter:" + key, Integer.toString(Integer.parseInt(value) + 1));
 					oracle.execute(LEAVE, witness, holder);
+					long end = System.nanoTime();
+					// The history of T34: when the hold began and ended, and until when its lease
+					// was valid (the same monotonic clock in every process of this host).
+					long validUntil = (lease != null) ? start + lease.remaining().toNanos() : Long.MAX_VALUE;
+					long token = (lease != null) ? lease.fencingToken() : 0;
+					oracle.opsForList()
+						.rightPush("history:" + key, start + " " + end + " " + validUntil + " " + token + " " + holder);
 				});
 			}
 		});
