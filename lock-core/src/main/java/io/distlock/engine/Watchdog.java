@@ -22,11 +22,12 @@ import io.distlock.core.LockListener;
 /**
  * Keeps the grants of one registry alive and notices when they are lost.
  * <p>
- * Two threads: the timer checks every grant's validity deadline at the moment it falls due (armed
- * when the grant first comes due for renewal, long before its deadline) and ticks the renewals; the renewal I/O runs on a second thread, so that a store that hangs never
- * delays a deadline. Renewals are batched: each tick renews, in one store call, every renewable
- * grant whose renewal falls due before the next tick, so a grant is renewed at most one tick
- * early and never late.
+ * Two threads: the timer checks every grant's validity deadline at the moment it falls due
+ * (armed when the grant first comes due for renewal, long before its deadline) and ticks the
+ * renewals; the renewal I/O runs on a second thread, so that a store that hangs never delays a
+ * deadline. Renewals are batched: each tick renews, in one store call, every renewable grant
+ * whose renewal falls due before the next tick, so a grant is renewed at most one tick early and
+ * never late.
  */
 final class Watchdog implements AutoCloseable {
 

@@ -7,8 +7,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import io.distlock.core.DistributedLockException;
@@ -29,6 +31,9 @@ import io.distlock.redis.RedisLockStore;
  * It is not a consensus-backed counter.
  */
 final class RedlockStore implements LockStore {
+
+	/** How long the warm-up at startup waits for the nodes. */
+	static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(3);
 
 	private final List<RedisLockStore> nodes;
 
@@ -244,14 +249,30 @@ final class RedlockStore implements LockStore {
 	}
 
 	/**
-	 * Connect to every node and load the scripts, in parallel; best effort.
+	 * Connect to every node and load the scripts, in parallel; best effort. It waits for the
+	 * nodes longer than the per-node timeout (up to {@link #WARM_UP_TIMEOUT}): a cold client's
+	 * first connection takes longer than a short timeout, which is why the warm-up exists.
 	 * @return how many nodes were warmed up
 	 */
 	int warmUp() {
-		return count(this.quorum.call((node) -> {
+		QuorumCall.Call<Boolean> call = this.quorum.start((node) -> {
 			node.warmUp();
 			return true;
-		}, Boolean::booleanValue, false));
+		}, Boolean::booleanValue, false);
+		try {
+			call.allDone().get(WARM_UP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Counted below: nodes that failed or are still connecting are not warmed up.
+		}
+		List<QuorumCall.Outcome<Boolean>> outcomes = new ArrayList<>();
+		for (int i = 0; i < call.futures().size(); i++) {
+			outcomes.add(QuorumCall.Outcome.of(call.futures().get(i), i));
+		}
+		return count(outcomes);
 	}
 
 	@Override
