@@ -1,0 +1,132 @@
+package io.distlock.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.LockLease;
+import io.distlock.core.LockRequest;
+import io.distlock.engine.RegistrySettings;
+import io.distlock.redlock.RedlockRegistry;
+import io.distlock.test.network.FaultProxy;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * T29: Redlock's validity accounting over three nodes behind proxies that delay every reply. A
+ * quorum that answers after half the lease grants only what is left (lease − elapsed − drift); a
+ * quorum slower than the lease grants nothing and leaves no key behind.
+ */
+@Tag("fault")
+@Timeout(120)
+class RedlockValidityFaultIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(1);
+
+	private final List<RedisServer> servers = new ArrayList<>();
+
+	private final List<FaultProxy> proxies = new ArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private RedlockRegistry registry;
+
+	@BeforeEach
+	void startThreeNodesBehindProxies() {
+		for (int i = 0; i < 3; i++) {
+			RedisServer server = RedisServer.start();
+			FaultProxy proxy = FaultProxy.start(server.host(), server.port());
+			this.servers.add(server);
+			this.proxies.add(proxy);
+			this.factories.add(proxyFactory(proxy));
+		}
+		// Built (and warmed up) before any latency: only the acquisition is slow.
+		this.registry = RedlockRegistry.builder(this.factories)
+			.leaseTime(LEASE)
+			.perNodeTimeout(Duration.ofMillis(800))
+			.build();
+	}
+
+	@AfterEach
+	void stop() {
+		this.registry.close();
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+		this.proxies.forEach(FaultProxy::close);
+		this.servers.forEach(RedisServer::close);
+	}
+
+	@Test
+	void t29AQuorumAfterHalfTheLeaseGrantsWhatIsLeft() {
+		// One acquisition without latency first: the measured one should not pay for cold code.
+		this.registry.acquire(LockRequest.of("t29-warm-up").waitTime(Duration.ZERO)).release();
+		latency(Duration.ofMillis(250));
+		long start = System.nanoTime();
+		LockLease lease = this.registry.acquire(LockRequest.of("t29-half:" + UUID.randomUUID()).waitTime(Duration.ZERO));
+		long elapsed = System.nanoTime() - start;
+		long remaining = lease.remaining().toNanos();
+		latency(Duration.ZERO);
+		long expected = LEASE.toNanos() - elapsed - RegistrySettings.driftMargin(LEASE).toNanos();
+		assertThat(elapsed).as("a quorum round trip of about half the lease")
+			.isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(500));
+		assertThat(TimeUnit.NANOSECONDS.toMillis(remaining - expected)).as("validity = L - elapsed - drift")
+			.isBetween(-5L, 5L);
+		lease.release();
+		FaultReport.row("T29", "Redlock N = 3, every reply delayed so that the quorum takes 0.5 L (lease 1 s)",
+				"the grant is valid for L - elapsed - drift, ±5 ms", TimeUnit.NANOSECONDS.toMillis(remaining)
+						+ " ms left against " + TimeUnit.NANOSECONDS.toMillis(expected) + " ms expected");
+	}
+
+	@Test
+	void t29AQuorumSlowerThanTheLeaseGrantsNothingAndLeavesNoKey() throws Exception {
+		String key = "t29-late:" + UUID.randomUUID();
+		latency(Duration.ofMillis(525));
+		Optional<LockLease> lease = this.registry.tryAcquire(LockRequest.of(key).waitTime(Duration.ZERO));
+		latency(Duration.ZERO);
+		assertThat(lease).as("a grant slower than its lease").isEmpty();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (keysLeft(key) > 0 && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(keysLeft(key)).as("lock keys left on the nodes").isZero();
+		FaultReport.row("T29 late", "the same with every reply delayed so that the quorum takes 1.05 L",
+				"not acquired; the attempt is given back on every node", "empty; 0 keys left on 3 nodes");
+	}
+
+	private void latency(Duration latency) {
+		this.proxies.forEach((proxy) -> proxy.latency(latency));
+	}
+
+	private int keysLeft(String key) {
+		int left = 0;
+		for (RedisServer server : this.servers) {
+			if (Boolean.TRUE.equals(server.template().hasKey("distlock:{" + key + "}"))) {
+				left++;
+			}
+		}
+		return left;
+	}
+
+	private static LettuceConnectionFactory proxyFactory(FaultProxy proxy) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+}
