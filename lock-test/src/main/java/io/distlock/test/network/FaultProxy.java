@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <li>{@link Mode#PASS}: forward both ways, after the configured latency;</li>
  * <li>{@link Mode#BLACKHOLE}: hold traffic back both ways, as a partition does; what was held is
  * delivered when the mode changes back, as TCP retransmission would (discarding bytes inside a
- * live connection would desynchronise an in-order protocol, which no real network does);</li>
+ * live connection would desynchronise an in-order protocol, which no real network does), and
+ * lost if the mode changes to {@link Mode#RESET};</li>
  * <li>{@link Mode#DROP_REPLIES}: forward requests, discard replies: a command is applied but its
  * answer never arrives;</li>
  * <li>{@link Mode#RESET}: reset every connection, and every new one at once.</li>
@@ -156,6 +157,10 @@ public final class FaultProxy implements AutoCloseable {
 				for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
 					while (this.mode == Mode.BLACKHOLE) {
 						Thread.sleep(1);
+					}
+					if (this.mode == Mode.RESET) {
+						// A partition that ends in a reset: what was held back is lost with it.
+						break;
 					}
 					if (replies && this.mode == Mode.DROP_REPLIES) {
 						continue;
