@@ -42,6 +42,25 @@ final class RedisLockScripts {
 			""";
 
 	/**
+	 * Delete a lock only if the owner still holds it, and publish the release only when some
+	 * process waits for it: 0 if it was no longer the owner's, 1 if released, 2 if released and
+	 * awaited. In one place for every script that releases an exclusive, fair or write lock.
+	 */
+	private static final String RELEASE_OWNED = """
+			local function release_owned(lockKey, waitingKey, owner, channel, userKey)
+			  if redis.call('get', lockKey) ~= owner then
+			    return 0
+			  end
+			  redis.call('del', lockKey)
+			  if redis.call('exists', waitingKey) == 1 then
+			    redis.call('publish', channel, userKey)
+			    return 2
+			  end
+			  return 1
+			end
+			""";
+
+	/**
 	 * Take the lock if free and mint its fencing token in the same step.
 	 * <p>
 	 * The token is {@code max(server time in microseconds, last token + 1)}: it grows across
@@ -71,15 +90,8 @@ final class RedisLockScripts {
 	 * KEYS: lock, waiting. ARGV: owner, channel, user key. Returns 1 if released, 0 if the lock
 	 * was no longer the caller's.
 	 */
-	static final LuaScript RELEASE = new LuaScript("release", """
-			if redis.call('get', KEYS[1]) == ARGV[1] then
-			  redis.call('del', KEYS[1])
-			  if redis.call('exists', KEYS[2]) == 1 then
-			    redis.call('publish', ARGV[2], ARGV[3])
-			  end
-			  return 1
-			end
-			return 0
+	static final LuaScript RELEASE = new LuaScript("release", RELEASE_OWNED + """
+			return math.min(release_owned(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]), 1)
 			""", ReturnType.INTEGER);
 
 	/**
@@ -92,17 +104,9 @@ final class RedisLockScripts {
 	 * fence retention ms. Returns 2 if released and awaited, 1 if released, 0 if the lock was no
 	 * longer the caller's.
 	 */
-	static final LuaScript RELEASE_EXCLUSIVE = new LuaScript("release-exclusive", RAISE_FENCE + """
+	static final LuaScript RELEASE_EXCLUSIVE = new LuaScript("release-exclusive", RAISE_FENCE + RELEASE_OWNED + """
 			raise_fence(KEYS[3], ARGV[4], ARGV[5])
-			if redis.call('get', KEYS[1]) == ARGV[1] then
-			  redis.call('del', KEYS[1])
-			  if redis.call('exists', KEYS[2]) == 1 then
-			    redis.call('publish', ARGV[2], ARGV[3])
-			    return 2
-			  end
-			  return 1
-			end
-			return 0
+			return release_owned(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
 			""", ReturnType.INTEGER);
 
 	/**
@@ -114,15 +118,14 @@ final class RedisLockScripts {
 	 * fence retention ms, lease ms. Returns {3, token} if kept, {2, 0} if released and awaited,
 	 * {0, 0} if the lock was no longer the caller's.
 	 */
-	static final LuaScript KEEP_UNLESS_AWAITED = new LuaScript("keep-unless-awaited", MINT + RAISE_FENCE + """
+	static final LuaScript KEEP_UNLESS_AWAITED = new LuaScript("keep-unless-awaited",
+			MINT + RAISE_FENCE + RELEASE_OWNED + """
 			raise_fence(KEYS[3], ARGV[4], ARGV[5])
 			if redis.call('get', KEYS[1]) ~= ARGV[1] then
 			  return {0, 0}
 			end
 			if redis.call('exists', KEYS[2]) == 1 then
-			  redis.call('del', KEYS[1])
-			  redis.call('publish', ARGV[2], ARGV[3])
-			  return {2, 0}
+			  return {release_owned(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]), 0}
 			end
 			redis.call('pexpire', KEYS[1], ARGV[6])
 			return {3, mint(redis.call('time'), KEYS[3], ARGV[5])}
@@ -203,17 +206,10 @@ final class RedisLockScripts {
 	 * KEYS: lock, waiting, queue, queue deadlines. ARGV: owner, channel, user key. Returns 1 if
 	 * the lock was the caller's.
 	 */
-	static final LuaScript FAIR_RELEASE = new LuaScript("fair-release", """
+	static final LuaScript FAIR_RELEASE = new LuaScript("fair-release", RELEASE_OWNED + """
 			redis.call('lrem', KEYS[3], 0, ARGV[1])
 			redis.call('zrem', KEYS[4], ARGV[1])
-			if redis.call('get', KEYS[1]) == ARGV[1] then
-			  redis.call('del', KEYS[1])
-			  if redis.call('exists', KEYS[2]) == 1 then
-			    redis.call('publish', ARGV[2], ARGV[3])
-			  end
-			  return 1
-			end
-			return 0
+			return math.min(release_owned(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]), 1)
 			""", ReturnType.INTEGER);
 
 	/**
