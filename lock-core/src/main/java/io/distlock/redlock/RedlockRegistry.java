@@ -148,6 +148,9 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	 */
 	public static final class Builder extends AbstractRedisRegistryBuilder<Builder> {
 
+		/** The shortest driver timeout of the connections a builder creates from URIs. */
+		private static final Duration MIN_DRIVER_TIMEOUT = Duration.ofSeconds(2);
+
 		private final List<RedisConnectionFactory> nodes;
 
 		private final List<String> uris;
@@ -262,10 +265,14 @@ public class RedlockRegistry extends AbstractLockRegistry {
 					throw new LockConfigurationException(
 							"Redlock node '" + address + "' is listed twice; the nodes must be independent");
 				}
+				// The quorum call waits for each node at most the per-node timeout. The driver's
+				// own timeout also bounds the connection handshake, which on a cold client takes
+				// longer than a short per-node timeout: it is kept longer, and the registry's
+				// warm-up connects every node in parallel when it is built.
+				Duration driverTimeout = (this.perNodeTimeout.compareTo(MIN_DRIVER_TIMEOUT) < 0) ? MIN_DRIVER_TIMEOUT
+						: this.perNodeTimeout;
 				LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-						LettuceClientConfiguration.builder().commandTimeout(this.perNodeTimeout).build());
-				// Connect now: a first connection can take longer than a short per-node timeout.
-				factory.setEagerInitialization(true);
+						LettuceClientConfiguration.builder().commandTimeout(driverTimeout).build());
 				factory.afterPropertiesSet();
 				factory.start();
 				this.ownedFactories.add(factory);
