@@ -60,16 +60,17 @@ final class LocalHandoff {
 	}
 
 	/**
-	 * Return whether releases of the request's kind go through
-	 * {@link LockStore#releaseExclusive(String, String, long)}, and whether a waiter with this
-	 * request can take a handed-over grant.
+	 * Return whether a waiter with this request can take a handed-over grant: an exclusive
+	 * request whose grant the watchdog renews.
 	 */
 	boolean accepts(HoldRequest request) {
 		return this.enabled && request.mode() == LockMode.EXCLUSIVE && request.fixedLease() == null;
 	}
 
 	/**
-	 * Return whether the grant's store release records handed-over tokens.
+	 * Return whether the grant is released through
+	 * {@link LockStore#releaseExclusive(String, String, long)}, which records handed-over tokens:
+	 * every exclusive grant while local handoff is on.
 	 */
 	boolean manages(Grant grant) {
 		return this.enabled && grant.mode() == LockMode.EXCLUSIVE;
