@@ -14,6 +14,25 @@ import java.util.concurrent.locks.Lock;
  * {@link IllegalMonitorStateException}; unlocking a lock whose lease was lost while held throws
  * {@link LockLostException}, because the data it protected may have been changed concurrently.
  * Conditions are not supported.
+ * <p>
+ * <strong>A lost hold is not re-entered.</strong> While the current thread still holds a lease
+ * that was lost (and has not unlocked it yet), {@code lock()}, {@code tryLock()} and
+ * {@code tryLock(Duration)} on the same lock throw {@link LockLostException} instead of
+ * re-entering or taking a fresh grant: the outer critical section is no longer protected, and a
+ * nested call that succeeded would hide that. Unlock the lost hold (which throws
+ * {@code LockLostException} too) before locking again. Other threads of the process are not
+ * affected: a lost grant leaves the key to them at once.
+ * <p>
+ * <strong>Views have value semantics.</strong> {@code obtain(key)} returns a new, stateless view
+ * each time; two views are {@code equals} (with equal hash codes) when they come from the same
+ * registry and name the same key and kind of lock, and either view unlocks what the other
+ * locked. A thread's holds belong to the thread, not to the view.
+ * <p>
+ * <strong>Interrupts.</strong> {@code lock()} ignores interrupts while it waits and keeps the
+ * interrupt flag set; {@code lockInterruptibly()} and {@code tryLock(Duration)} throw
+ * {@link InterruptedException} when interrupted before they are granted, and leave no key behind.
+ * No call to the store is ever cancelled by an interrupt: an interrupted holder's
+ * {@code unlock()} releases the key in the store, and the flag is still set afterwards.
  */
 public interface DistLock extends Lock {
 
@@ -27,10 +46,22 @@ public interface DistLock extends Lock {
 	 * Acquire the lock if it becomes free within the given time.
 	 * @param waitTime the maximum time to wait, zero to try once
 	 * @return whether the lock was acquired
-	 * @throws InterruptedException if the thread was interrupted while waiting
+	 * @throws InterruptedException if the thread was interrupted before or while waiting
 	 * @throws LockAcquisitionException if the store could not be reached
+	 * @throws LockLostException if the current thread holds this lock through a lease that was
+	 * lost and not yet unlocked (see the class description)
 	 */
 	boolean tryLock(Duration waitTime) throws InterruptedException;
+
+	/**
+	 * Acquire the lock if it is free now (no wait; one round trip to the store at most).
+	 * @return whether the lock was acquired
+	 * @throws LockAcquisitionException if the store could not be reached
+	 * @throws LockLostException if the current thread holds this lock through a lease that was
+	 * lost and not yet unlocked (see the class description)
+	 */
+	@Override
+	boolean tryLock();
 
 	@Override
 	default boolean tryLock(long time, TimeUnit unit) throws InterruptedException {

@@ -66,6 +66,32 @@ public interface LockLease extends AutoCloseable {
 	boolean confirm();
 
 	/**
+	 * Extend a fixed lease: one owner-compared round trip that sets the key's lease to
+	 * {@code leaseTime} from now (longer or shorter than what is left) and moves this lease's
+	 * validity deadline with it. For locks taken with {@link LockRequest#leaseTime(Duration)},
+	 * whose holder decides how long it needs; a lock without a fixed lease is renewed by the
+	 * watchdog instead and refuses this. Reentrant holds share their grant, so extending one
+	 * extends all.
+	 * <pre class="code">
+	 * try (LockLease lease = registry.acquire(LockRequest.of("import").leaseTime(Duration.ofSeconds(30)))) {
+	 *     while (importer.hasNextBatch()) {
+	 *         if (!lease.extend(Duration.ofSeconds(30))) {
+	 *             break; // lost: another holder may have the key already
+	 *         }
+	 *         importer.importNextBatch(lease.fencingToken());
+	 *     }
+	 * }
+	 * </pre>
+	 * @param leaseTime the new lease, from now, at least {@link LockRequest#MIN_LEASE_TIME}
+	 * @return {@code true} if extended; {@code false} if the store no longer held the grant, in
+	 * which case the lease is declared lost at once (callbacks and listeners run)
+	 * @throws LockLostException if the lease was already known to be lost
+	 * @throws IllegalStateException if the lease was released, or if it is renewed by the watchdog
+	 * @throws IllegalArgumentException if {@code leaseTime} is shorter than the minimum
+	 */
+	boolean extend(Duration leaseTime);
+
+	/**
 	 * Register a callback that runs once if the lock is lost while held. If it was already lost,
 	 * the callback runs at once on the calling thread. Callbacks run on the registry's watchdog
 	 * thread: keep them short and non-blocking. A callback's exception is logged and ignored.

@@ -20,6 +20,15 @@ public final class LockRequest {
 	/** The name of a lock taken without one: metrics and the endpoint group such locks under it. */
 	public static final String DEFAULT_NAME = "unnamed";
 
+	/**
+	 * The shortest lease a lock can be granted with: 10ms. Redis expires keys to the millisecond,
+	 * and the holder counts a lease as valid only until its drift margin (1% of the lease plus
+	 * 2ms) before the end, measured from when it sent the request; a shorter lease would leave
+	 * too little validity once the reply arrives, and the acquisition would be refused or, with
+	 * {@code lock()}, retried forever.
+	 */
+	public static final Duration MIN_LEASE_TIME = Duration.ofMillis(10);
+
 	private final String key;
 
 	private final String name;
@@ -68,12 +77,13 @@ public final class LockRequest {
 	/**
 	 * Return a copy of this request with a fixed lease time: the lock expires after it and is not
 	 * renewed. {@code null} restores the default lease with watchdog renewal.
-	 * @param leaseTime the fixed lease, positive, or {@code null}
+	 * @param leaseTime the fixed lease, at least {@link #MIN_LEASE_TIME}, or {@code null}
 	 * @return a new request
+	 * @throws IllegalArgumentException if the lease is shorter than {@link #MIN_LEASE_TIME}
 	 */
 	public LockRequest leaseTime(Duration leaseTime) {
-		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
-			throw new IllegalArgumentException("leaseTime must be positive but was '" + leaseTime + "'");
+		if (leaseTime != null) {
+			requireMinLease(leaseTime, "leaseTime");
 		}
 		return new LockRequest(this.key, this.name, this.waitTime, leaseTime, this.ownedByThread, this.fair);
 	}
@@ -159,6 +169,23 @@ public final class LockRequest {
 	 */
 	public Duration leaseTime() {
 		return this.leaseTime;
+	}
+
+	/**
+	 * Refuse a lease shorter than {@link #MIN_LEASE_TIME}.
+	 * @param leaseTime the lease
+	 * @param what what the lease is called where it was given, for the message
+	 * @return the lease
+	 * @throws IllegalArgumentException if it is shorter
+	 */
+	public static Duration requireMinLease(Duration leaseTime, String what) {
+		Objects.requireNonNull(leaseTime, () -> what + " must not be null");
+		if (leaseTime.compareTo(MIN_LEASE_TIME) < 0) {
+			throw new IllegalArgumentException(what + " must be at least " + MIN_LEASE_TIME.toMillis() + "ms but was '"
+					+ leaseTime + "': Redis expires keys to the millisecond and a holder keeps back a drift margin"
+					+ " of 1% plus 2ms, so a shorter lease leaves too little validity to be granted");
+		}
+		return leaseTime;
 	}
 
 	@Override

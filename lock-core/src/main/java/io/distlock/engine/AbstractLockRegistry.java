@@ -37,6 +37,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 
 	private final KeyGates gates = new KeyGates();
 
+	private final ThreadHolds threadHolds = new ThreadHolds();
+
 	private final Watchdog watchdog;
 
 	private final LossSignal loss;
@@ -60,9 +62,10 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		this.watchdog = new Watchdog(store, settings, listener,
 				(grant, reason) -> this.loss.declare(grant, reason, false));
 		LocalHandoff handoff = new LocalHandoff(store, settings);
-		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.watchdog,
+		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.threadHolds, this.watchdog,
 				new ReleaseNotifications(store, settings), handoff);
-		this.releaser = new GrantReleaser(store, listener, this.gates, this.watchdog, this.loss, handoff);
+		this.releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
+				handoff);
 	}
 
 	/**
@@ -230,23 +233,27 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 
 	boolean lockForThread(LockMode mode, String key, long waitNanos, boolean interruptible)
 			throws InterruptedException {
+		if (interruptible && Thread.interrupted()) {
+			// As ReentrantLock: an interruptible acquisition by an interrupted thread does not start.
+			throw new InterruptedException();
+		}
 		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, null, true,
 				interruptible));
 		if (lease == null) {
 			return false;
 		}
-		lease.grant().gate().lockHolds().addLast(lease);
+		ownBinding(mode, key).lockHolds().addLast(lease);
 		LockContext.bind(lease);
 		return true;
 	}
 
 	void unlockForThread(LockMode mode, String key) {
-		Gate gate = ownGate(mode, key);
-		if (gate == null) {
+		ThreadHolds.Bound own = ownBinding(mode, key);
+		if (own == null) {
 			throw new IllegalMonitorStateException(
 					"Cannot unlock lock for key '" + key + "': it is not held by the current thread");
 		}
-		HeldLease lease = gate.lockHolds().pollLast();
+		HeldLease lease = own.lockHolds().pollLast();
 		if (lease == null) {
 			throw new IllegalMonitorStateException("Cannot unlock lock for key '" + key
 					+ "': the current thread holds it through a LockLease; release that lease instead");
@@ -256,19 +263,17 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	}
 
 	boolean isHeldByCurrentThread(LockMode mode, String key) {
-		Gate gate = ownGate(mode, key);
-		Grant grant = (gate != null) ? gate.grant() : null;
-		return grant != null && grant.isValid();
+		ThreadHolds.Bound own = ownBinding(mode, key);
+		return own != null && own.grant().isValid();
 	}
 
 	LockLease currentThreadLease(LockMode mode, String key) {
-		Gate gate = ownGate(mode, key);
-		Grant grant = (gate != null) ? gate.grant() : null;
-		if (grant == null) {
+		ThreadHolds.Bound own = ownBinding(mode, key);
+		if (own == null) {
 			throw new IllegalMonitorStateException("Lock for key '" + key + "' is not held by the current thread");
 		}
-		HeldLease innermost = gate.lockHolds().peekLast();
-		return (innermost != null) ? innermost : grant.primaryLease();
+		HeldLease innermost = own.lockHolds().peekLast();
+		return (innermost != null) ? innermost : own.grant().primaryLease();
 	}
 
 	void addLostCallback(Grant grant, Consumer<? super LockLostException> callback) {
@@ -279,7 +284,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		if (!grant.isValid()) {
 			return false;
 		}
-		if (this.store.isHeld(grant.heldKey())) {
+		if (StoreCalls.uninterrupted(() -> this.store.isHeld(grant.heldKey()))) {
 			return true;
 		}
 		this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
@@ -290,10 +295,23 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		this.releaser.releaseHold(lease, holdAtLeast);
 	}
 
-	private Gate ownGate(LockMode mode, String key) {
+	/**
+	 * Extend a fixed lease to the given time from now.
+	 * @return whether the store still held the grant and now holds it for the new lease
+	 */
+	boolean extend(Grant grant, Duration leaseTime) {
+		return this.watchdog.extend(grant, leaseTime);
+	}
+
+	void requireOpen() {
+		if (this.closed) {
+			throw new IllegalStateException("Lock registry is closed");
+		}
+	}
+
+	private ThreadHolds.Bound ownBinding(LockMode mode, String key) {
 		Thread current = Thread.currentThread();
-		Gate gate = this.gates.find(KeyGates.gateKey(mode, key, current, 0));
-		return (gate != null && gate.owner() == current) ? gate : null;
+		return this.threadHolds.find(KeyGates.gateKey(mode, key, current, 0), current);
 	}
 
 	private String usableKey(String key) {
@@ -304,6 +322,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 
 	private HeldLease acquireLease(LockRequest request) {
 		usableKey(request.key());
+		if (request.leaseTime() != null) {
+			this.settings.requireGrantable(request.leaseTime(), "leaseTime");
+		}
 		try {
 			return hold(new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, request.key(),
 					request.name(), request.waitTime().toNanos(), request.leaseTime(), request.ownedByThread(), true));
@@ -316,9 +337,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	}
 
 	private HeldLease hold(HoldRequest request) throws InterruptedException {
-		if (this.closed) {
-			throw new IllegalStateException("Lock registry is closed");
-		}
+		requireOpen();
 		return this.acquirer.hold(request);
 	}
 

@@ -47,12 +47,7 @@ final class Gate {
 	/** Wakes the one thread of this process that waits for the store to release the key. */
 	private final Semaphore releaseSignal = new Semaphore(0);
 
-	private volatile Thread owner;
-
 	private volatile Grant grant;
-
-	/** Holds taken through {@code DistLock.lock()}, touched only by the owner thread. */
-	private final Deque<HeldLease> lockHolds = new ArrayDeque<>();
 
 	Gate(String gateKey, String key, LockMode mode) {
 		this.gateKey = gateKey;
@@ -149,7 +144,7 @@ final class Gate {
 	 * Leave the gate and admit the next waiter, if any, to try the store itself.
 	 */
 	void leave() {
-		admitNext(null, 0);
+		admitNext(null, 0, null);
 	}
 
 	/**
@@ -158,7 +153,7 @@ final class Gate {
 	 * @param yieldNanos how long the next waiter holds back
 	 */
 	void leaveYielding(long yieldNanos) {
-		admitNext(null, yieldNanos);
+		admitNext(null, yieldNanos, null);
 	}
 
 	/**
@@ -168,7 +163,7 @@ final class Gate {
 	 * @return whether a waiter was admitted with it; if not, the caller still holds the gate
 	 */
 	boolean handOff(Grant grant) {
-		return admitNext(grant, 0);
+		return admitNext(grant, 0, null);
 	}
 
 	/**
@@ -217,21 +212,23 @@ final class Gate {
 		}
 	}
 
-	void occupy(Thread owner, Grant grant) {
-		this.owner = owner;
+	void occupy(Grant grant) {
 		this.grant = grant;
-	}
-
-	Thread owner() {
-		return this.owner;
 	}
 
 	Grant grant() {
 		return this.grant;
 	}
 
-	Deque<HeldLease> lockHolds() {
-		return this.lockHolds;
+	/**
+	 * Leave the gate on behalf of a grant that was lost while held, if it still occupies it: the
+	 * next waiter of this process goes to the store as waiters of other processes do, instead of
+	 * queueing behind a holder whose lease is gone. The lost grant's own release later leaves
+	 * the gate alone.
+	 * @param lost the grant that was lost
+	 */
+	void vacate(Grant lost) {
+		admitNext(null, 0, lost);
 	}
 
 	void signalReleased() {
@@ -256,17 +253,23 @@ final class Gate {
 	/**
 	 * Admit the first waiter, or open the gate if there is none. With a grant to hand over,
 	 * admit only a waiter that can take it, and otherwise change nothing.
+	 * @param handOff the grant to hand over, or {@code null}
+	 * @param yield how long the admitted waiter lets other processes go first
+	 * @param expectedOccupant the grant that must still occupy the gate for anything to change,
+	 * or {@code null} when the caller is known to occupy it
 	 * @return whether a waiter was admitted
 	 */
-	private boolean admitNext(Grant handOff, long yield) {
+	private boolean admitNext(Grant handOff, long yield, Grant expectedOccupant) {
 		Waiter next;
 		this.lock.lock();
 		try {
+			if (expectedOccupant != null && this.grant != expectedOccupant) {
+				return false;
+			}
 			next = this.waiters.peekFirst();
 			if (handOff != null && (next == null || !next.acceptsHandoff)) {
 				return false;
 			}
-			this.owner = null;
 			this.grant = null;
 			if (next == null) {
 				this.occupied = false;

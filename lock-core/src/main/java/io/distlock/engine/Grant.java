@@ -1,10 +1,12 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -51,9 +53,9 @@ final class Grant {
 
 	private final long acquiredNanos;
 
-	private final java.time.Instant acquiredAt = java.time.Instant.now();
+	private final Instant acquiredAt = Instant.now();
 
-	private final java.util.concurrent.atomic.AtomicLong renewals = new java.util.concurrent.atomic.AtomicLong();
+	private final AtomicLong renewals = new AtomicLong();
 
 	private final Gate gate;
 
@@ -74,6 +76,9 @@ final class Grant {
 	private volatile String lossReason;
 
 	private volatile HeldLease primaryLease;
+
+	/** The thread that owns this grant and may re-enter it, {@code null} for a detached hold. */
+	private volatile Thread ownerThread;
 
 	private volatile ScheduledFuture<?> deadlineCheck;
 
@@ -157,7 +162,7 @@ final class Grant {
 		return new LockStore.HeldKey(this.mode, this.key, this.owner);
 	}
 
-	java.time.Instant acquiredAt() {
+	Instant acquiredAt() {
 		return this.acquiredAt;
 	}
 
@@ -228,6 +233,22 @@ final class Grant {
 			this.validUntilNanos = validUntilNanos;
 		}
 		this.nextRenewalNanos = nextRenewalNanos;
+	}
+
+	/**
+	 * Set a new validity deadline after the holder extended a fixed lease, shorter or longer
+	 * than the one before.
+	 */
+	void extended(long validUntilNanos) {
+		this.validUntilNanos = validUntilNanos;
+	}
+
+	Thread ownerThread() {
+		return this.ownerThread;
+	}
+
+	void ownerThread(Thread ownerThread) {
+		this.ownerThread = ownerThread;
 	}
 
 	HeldLease primaryLease() {

@@ -37,11 +37,15 @@ final class GrantAcquirer {
 
 	private final LocalHandoff handoff;
 
+	private final ThreadHolds threadHolds;
+
 	private final AtomicLong sequence = new AtomicLong();
 
 	GrantAcquirer(AbstractLockRegistry registry, LockStore store, RegistrySettings settings, LockListener listener,
-			KeyGates gates, Watchdog watchdog, ReleaseNotifications notifications, LocalHandoff handoff) {
+			KeyGates gates, ThreadHolds threadHolds, Watchdog watchdog, ReleaseNotifications notifications,
+			LocalHandoff handoff) {
 		this.handoff = handoff;
+		this.threadHolds = threadHolds;
 		this.registry = registry;
 		this.store = store;
 		this.settings = settings;
@@ -64,10 +68,12 @@ final class GrantAcquirer {
 		Gate gate = this.gates.retain(gateKey, request.key(), request.mode());
 		HeldLease lease = null;
 		try {
-			if (gate.owner() == current) {
-				lease = reenter(gate);
+			ThreadHolds.Bound own = request.ownedByThread() ? this.threadHolds.find(gateKey, current) : null;
+			if (own != null) {
+				lease = reenter(own.grant());
 				return lease;
 			}
+			String writeOwner = request.ownedByThread() ? heldWriteOwner(request, current) : null;
 			this.listener.onAcquiring(request.name(), request.key());
 			boolean entered;
 			try {
@@ -83,9 +89,10 @@ final class GrantAcquirer {
 			}
 			Grant grant;
 			try {
+				this.registry.requireOpen();
 				grant = takeOver(gate, request);
 				if (grant == null) {
-					grant = acquireFromStore(gate, request, startNanos, holdId, gate.takeYieldNanos());
+					grant = acquireFromStore(gate, request, startNanos, holdId, gate.takeYieldNanos(), writeOwner);
 				}
 			}
 			catch (RuntimeException | InterruptedException ex) {
@@ -100,8 +107,11 @@ final class GrantAcquirer {
 			}
 			lease = new HeldLease(this.registry, grant);
 			grant.primaryLease(lease);
+			gate.occupy(grant);
 			// A detached hold has no owner thread: nobody re-enters it, anyone may release it.
-			gate.occupy(request.ownedByThread() ? current : null, grant);
+			if (request.ownedByThread()) {
+				this.threadHolds.bind(grant, current);
+			}
 			this.watchdog.watch(grant);
 			if (logger.isDebugEnabled()) {
 				logger.debug("Acquired " + request.mode() + " lock for key '" + request.key() + "' with fencing token "
@@ -117,13 +127,36 @@ final class GrantAcquirer {
 		}
 	}
 
-	private HeldLease reenter(Gate gate) {
-		Grant grant = gate.grant();
+	/**
+	 * Re-enter a grant the calling thread owns. A lost one is not re-entered: the outer hold is no
+	 * longer protected, and taking a fresh grant underneath it would hide that.
+	 */
+	private HeldLease reenter(Grant grant) {
 		if (!grant.isActive()) {
 			throw grant.lostException();
 		}
 		grant.holds().incrementAndGet();
 		return new HeldLease(this.registry, grant);
+	}
+
+	/**
+	 * Return the owner of the write lock the calling thread holds on the key it asks a read lock
+	 * for (a downgrade), or {@code null}; refuse at once a write lock asked for by a thread that
+	 * holds the read lock (an upgrade would wait for itself forever).
+	 */
+	private String heldWriteOwner(HoldRequest request, Thread current) {
+		if (request.mode() == LockMode.WRITE
+				&& this.threadHolds.find(KeyGates.gateKey(LockMode.READ, request.key(), current, 0), current) != null) {
+			throw new IllegalMonitorStateException("Cannot take the write lock for key '" + request.key()
+					+ "' while the current thread holds its read lock: an upgrade would wait for the thread's own"
+					+ " read lock forever. Release the read lock first");
+		}
+		if (request.mode() != LockMode.READ) {
+			return null;
+		}
+		ThreadHolds.Bound write = this.threadHolds.find(KeyGates.gateKey(LockMode.WRITE, request.key(), current, 0),
+				current);
+		return (write != null && write.grant().isActive()) ? write.grant().owner() : null;
 	}
 
 	private static boolean enterGate(Gate gate, long startNanos, HoldRequest request, boolean acceptsHandoff)
@@ -145,8 +178,8 @@ final class GrantAcquirer {
 	 * @param yieldNanos how long to let other processes try first, when the previous local
 	 * holder ended a run of local handoffs while another process waited
 	 */
-	private Grant acquireFromStore(Gate gate, HoldRequest request, long startNanos, long holdId, long yieldNanos)
-			throws InterruptedException {
+	private Grant acquireFromStore(Gate gate, HoldRequest request, long startNanos, long holdId, long yieldNanos,
+			String writeOwner) throws InterruptedException {
 		Duration leaseTime = (request.fixedLease() != null) ? request.fixedLease() : this.settings.leaseTime();
 		long leaseNanos = leaseTime.toNanos();
 		long driftNanos = this.settings.driftMarginOf(leaseTime).toNanos();
@@ -168,7 +201,7 @@ final class GrantAcquirer {
 				gate.clearReleaseSignals();
 				long sentNanos = System.nanoTime();
 				LockStore.Acquisition attempt = attempt(request, owner, leaseTime,
-						waitHint(request.remainingNanos(startNanos, sentNanos)));
+						waitHint(request.remainingNanos(startNanos, sentNanos)), writeOwner);
 				long now = System.nanoTime();
 				if (attempt.acquired()) {
 					long validUntil = sentNanos + leaseNanos - driftNanos;
@@ -201,8 +234,17 @@ final class GrantAcquirer {
 					// now rather than after a pause.
 					continue;
 				}
-				interrupted |= pause(gate, retryPauseNanos(attempt.holderTtlMillis(), remaining),
-						request.interruptible());
+				try {
+					interrupted |= pause(gate, retryPauseNanos(attempt.holderTtlMillis(), remaining),
+							request.interruptible());
+				}
+				catch (InterruptedException ex) {
+					if (request.mode() == LockMode.FAIR) {
+						// Give up the place in the queue now rather than block it until it expires.
+						releaseQuietly(request.mode(), request.key(), owner);
+					}
+					throw ex;
+				}
 			}
 		}
 		finally {
@@ -233,9 +275,14 @@ final class GrantAcquirer {
 		}
 	}
 
-	private LockStore.Acquisition attempt(HoldRequest request, String owner, Duration leaseTime, Duration waitHint) {
+	private LockStore.Acquisition attempt(HoldRequest request, String owner, Duration leaseTime, Duration waitHint,
+			String writeOwner) {
 		try {
-			return this.store.tryAcquire(request.mode(), request.key(), owner, leaseTime, waitHint);
+			// Immune to the caller's interrupt: a cancelled attempt could be applied without us
+			// knowing whether it was.
+			return StoreCalls.uninterrupted(() -> (writeOwner != null)
+					? this.store.tryAcquireReadUnderWrite(request.key(), owner, leaseTime, writeOwner)
+					: this.store.tryAcquire(request.mode(), request.key(), owner, leaseTime, waitHint));
 		}
 		catch (RuntimeException ex) {
 			// The attempt may have been applied and only its reply lost: give back whatever we may
@@ -249,7 +296,7 @@ final class GrantAcquirer {
 
 	private void releaseQuietly(LockMode mode, String key, String owner) {
 		try {
-			this.store.release(mode, key, owner);
+			StoreCalls.uninterrupted(() -> this.store.release(mode, key, owner));
 		}
 		catch (RuntimeException ex) {
 			// Best effort after a failed or late acquisition; the key expires with its lease anyway.

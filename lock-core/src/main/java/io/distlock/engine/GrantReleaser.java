@@ -34,9 +34,12 @@ final class GrantReleaser {
 
 	private final LocalHandoff handoff;
 
-	GrantReleaser(LockStore store, LockListener listener, KeyGates gates, Watchdog watchdog, LossSignal loss,
-			LocalHandoff handoff) {
+	private final ThreadHolds threadHolds;
+
+	GrantReleaser(LockStore store, LockListener listener, KeyGates gates, ThreadHolds threadHolds, Watchdog watchdog,
+			LossSignal loss, LocalHandoff handoff) {
 		this.store = store;
+		this.threadHolds = threadHolds;
 		this.handoff = handoff;
 		this.listener = listener;
 		this.gates = gates;
@@ -70,8 +73,11 @@ final class GrantReleaser {
 		long yieldNanos = 0;
 		try {
 			long sentNanos = System.nanoTime();
-			LockStore.Release released = (mayHandOff && this.handoff.wantsCheckpoint(grant, sentNanos))
-					? this.handoff.checkpoint(grant, sentNanos) : releaseInStore(grant, holdAtLeast);
+			// Immune to the caller's interrupt: an interrupted holder's release must still reach
+			// the store, or the key stays taken for a whole lease.
+			LockStore.Release released = StoreCalls
+				.uninterrupted(() -> (mayHandOff && this.handoff.wantsCheckpoint(grant, sentNanos))
+						? this.handoff.checkpoint(grant, sentNanos) : releaseInStore(grant, holdAtLeast));
 			if (released == LockStore.Release.KEPT) {
 				handedOver(grant, now);
 				return;
@@ -98,12 +104,15 @@ final class GrantReleaser {
 			outcome = ReleaseOutcome.LOST;
 		}
 		Duration held = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
-		if (yieldNanos > 0) {
+		// A grant lost while held left its gate when the loss was signalled; the gate may be
+		// another holder's by now. Only a release that found the grant active leaves it.
+		if (wasActive && yieldNanos > 0) {
 			gate.leaveYielding(yieldNanos);
 		}
-		else {
+		else if (wasActive) {
 			gate.leave();
 		}
+		this.threadHolds.unbind(grant);
 		this.gates.release(gate);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Released lock for key '" + grant.key() + "' after " + held.toMillis() + "ms: " + outcome);
@@ -119,6 +128,7 @@ final class GrantReleaser {
 	 */
 	private void handedOver(Grant grant, long releasedNanos) {
 		grant.finishRelease();
+		this.threadHolds.unbind(grant);
 		this.gates.release(grant.gate());
 		if (logger.isDebugEnabled()) {
 			logger.debug("Handed lock for key '" + grant.key() + "' to a waiting thread of this process");

@@ -64,6 +64,14 @@ final class HeldLease implements LockLease {
 	}
 
 	@Override
+	public boolean extend(Duration leaseTime) {
+		if (this.released.get()) {
+			throw new IllegalStateException("Cannot extend lock for key '" + key() + "': the lease was released");
+		}
+		return this.registry.extend(this.grant, leaseTime);
+	}
+
+	@Override
 	public LockLease onLost(Consumer<? super LockLostException> callback) {
 		this.registry.addLostCallback(this.grant, callback);
 		return this;

@@ -47,6 +47,21 @@ public interface LockStore extends AutoCloseable {
 	boolean release(LockMode mode, String key, String owner);
 
 	/**
+	 * Try to take the read lock of a key whose write lock the same holder has (a downgrade, as
+	 * {@code ReentrantReadWriteLock} allows): granted although the write lock is held, and
+	 * whatever other holders wait for it. The read lock then outlives the release of the write
+	 * lock.
+	 * @param key the user key
+	 * @param owner the owner of the read lock
+	 * @param leaseTime the read lock's lease
+	 * @param writeOwner the owner of the write lock the holder has
+	 * @return the acquisition; not granted if the write lock is no longer {@code writeOwner}'s
+	 */
+	default Acquisition tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime, String writeOwner) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not support read/write locks");
+	}
+
+	/**
 	 * Return whether the engine may hand this store's exclusive grants between threads of this
 	 * process without a round trip, minting the fencing tokens of those handoffs itself. A store
 	 * that says yes implements {@link #releaseExclusive(String, String, long)}.

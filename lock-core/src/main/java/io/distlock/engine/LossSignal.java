@@ -10,8 +10,9 @@ import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
 
 /**
- * Tells a holder, exactly once, that its lock was lost: the grant turns LOST, the loss is logged
- * at ERROR and counted, the listener and every {@code onLost} callback run.
+ * Tells a holder, exactly once, that its lock was lost: the grant turns LOST and leaves its local
+ * gate, the loss is logged at ERROR and counted, the listener and every {@code onLost} callback
+ * run.
  */
 final class LossSignal {
 
@@ -37,6 +38,11 @@ final class LossSignal {
 		List<Consumer<? super LockLostException>> callbacks = grant.markLost(reason, releasing);
 		if (callbacks == null) {
 			return;
+		}
+		if (!releasing) {
+			// A lost grant must not keep its key from the other threads of this process: they go
+			// to the store now, as other processes' threads may already have.
+			grant.gate().vacate(grant);
 		}
 		LockLostException lost = grant.lostException();
 		this.statistics.recordLoss();

@@ -29,6 +29,16 @@ final class MultiLock implements DistLock {
 	}
 
 	@Override
+	public boolean equals(Object other) {
+		return this == other || (other instanceof MultiLock that && this.locks.equals(that.locks));
+	}
+
+	@Override
+	public int hashCode() {
+		return this.locks.hashCode();
+	}
+
+	@Override
 	public String key() {
 		return String.join(",", this.locks.stream().map(DistLock::key).toList());
 	}

@@ -79,6 +79,21 @@ final class RegistryLock implements DistLock {
 		return this.registry.currentThreadLease(this.mode, this.key);
 	}
 
+	/**
+	 * Two views are equal when they name the same key and kind of lock of the same registry: they
+	 * lock and unlock the same thing.
+	 */
+	@Override
+	public boolean equals(Object other) {
+		return this == other || (other instanceof RegistryLock that && this.registry == that.registry
+				&& this.mode == that.mode && this.key.equals(that.key));
+	}
+
+	@Override
+	public int hashCode() {
+		return 31 * (31 * System.identityHashCode(this.registry) + this.mode.hashCode()) + this.key.hashCode();
+	}
+
 	@Override
 	public String toString() {
 		return "DistLock[key='" + this.key + "', mode=" + this.mode + ", heldByCurrentThread=" + isHeldByCurrentThread() + "]";

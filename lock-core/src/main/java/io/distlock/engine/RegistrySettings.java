@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockListener;
+import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 
 /**
@@ -169,6 +170,24 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	 */
 	public static Duration driftMargin(Duration leaseTime, double driftFactor) {
 		return Duration.ofNanos((long) (leaseTime.toNanos() * driftFactor)).plusMillis(2);
+	}
+
+	/**
+	 * Refuse a fixed lease this registry could never grant: shorter than
+	 * {@link LockRequest#MIN_LEASE_TIME}, or leaving no more than {@code minValidity} once the
+	 * drift margin is kept back.
+	 * @param leaseTime the lease
+	 * @param what what the lease is called where it was given, for the message
+	 * @throws IllegalArgumentException if the lease is too short
+	 */
+	public void requireGrantable(Duration leaseTime, String what) {
+		LockRequest.requireMinLease(leaseTime, what);
+		Duration validity = leaseTime.minus(driftMarginOf(leaseTime));
+		if (validity.compareTo(this.minValidity) <= 0) {
+			throw new IllegalArgumentException(what + " '" + leaseTime + "' leaves " + validity.toMillis()
+					+ "ms of validity after the drift margin, not more than this registry's minValidity '"
+					+ this.minValidity + "': no grant could be relied on");
+		}
 	}
 
 	/**

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -40,6 +41,8 @@ final class Watchdog implements AutoCloseable {
 
 	private final LockStore store;
 
+	private final RegistrySettings settings;
+
 	private final Duration leaseTime;
 
 	private final long leaseNanos;
@@ -68,6 +71,7 @@ final class Watchdog implements AutoCloseable {
 
 	Watchdog(LockStore store, RegistrySettings settings, LockListener listener, LossHandler lossHandler) {
 		this.store = store;
+		this.settings = settings;
 		this.leaseTime = settings.leaseTime();
 		this.leaseNanos = settings.leaseTime().toNanos();
 		this.driftNanos = settings.driftMarginOf(settings.leaseTime()).toNanos();
@@ -110,13 +114,46 @@ final class Watchdog implements AutoCloseable {
 	}
 
 	/**
+	 * Extend a fixed lease at its holder's request and move its deadline check with it.
+	 * @return whether the store still held the grant; if not, it is declared lost
+	 */
+	boolean extend(Grant grant, Duration leaseTime) {
+		this.settings.requireGrantable(leaseTime, "leaseTime");
+		if (grant.isLost()) {
+			throw grant.lostException();
+		}
+		if (grant.renewable()) {
+			throw new IllegalStateException("Cannot extend lock for key '" + grant.key()
+					+ "': it has no fixed lease and the watchdog renews it while it is held");
+		}
+		if (!grant.isActive()) {
+			throw new IllegalStateException("Cannot extend lock for key '" + grant.key() + "': it was released");
+		}
+		long sentNanos = System.nanoTime();
+		boolean extended = StoreCalls.uninterrupted(() -> this.store.renew(List.of(grant.heldKey()), leaseTime)[0]);
+		if (!extended) {
+			this.lossHandler.lost(grant, "its extension was refused: the key expired, was deleted or belongs to"
+					+ " another holder");
+			return false;
+		}
+		if (!grant.isActive()) {
+			// The old deadline passed while the extension was on its way: the loss was signalled.
+			throw grant.lostException();
+		}
+		grant.extended(sentNanos + leaseTime.toNanos() - this.settings.driftMarginOf(leaseTime).toNanos());
+		unwatch(grant);
+		scheduleDeadlineCheck(grant, grant.remainingNanos());
+		return true;
+	}
+
+	/**
 	 * Run store I/O that nobody waits for on the renewal thread.
 	 */
 	void runInBackground(Runnable task) {
 		try {
 			this.renewalIo.execute(task);
 		}
-		catch (java.util.concurrent.RejectedExecutionException ex) {
+		catch (RejectedExecutionException ex) {
 			// Closed registry: the best-effort task is dropped; keys expire with their lease.
 			logger.debug("Lock registry closed; background store task dropped", ex);
 		}

@@ -7,12 +7,16 @@ import java.util.HexFormat;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.util.ClassUtils;
 
 /**
  * A Lua script run by its SHA1, loaded with {@code EVAL} only when the server does not know it
  * yet (after a restart or a {@code SCRIPT FLUSH}), so that a steady state sends only the SHA.
  */
 final class LuaScript {
+
+	private static final boolean lettucePresent = ClassUtils.isPresent("io.lettuce.core.RedisFuture",
+			LuaScript.class.getClassLoader());
 
 	private final String name;
 
@@ -37,7 +41,21 @@ final class LuaScript {
 		return this.sha1;
 	}
 
-	<T> T run(RedisConnection connection, int numKeys, byte[]... keysAndArgs) {
+	/**
+	 * Run the script and return its reply. On Lettuce the call is immune to the calling thread's
+	 * interrupt (see {@link LettuceScriptCall}).
+	 * @param connection the connection
+	 * @param timeoutMillis how long to wait for the reply on Lettuce (the driver's command
+	 * timeout; other drivers apply their own)
+	 * @param numKeys how many of {@code keysAndArgs} are keys
+	 * @param keysAndArgs the keys, then the arguments
+	 * @return the reply
+	 */
+	<T> T run(RedisConnection connection, long timeoutMillis, int numKeys, byte[]... keysAndArgs) {
+		if (lettucePresent && LettuceScriptCall.supports(connection)) {
+			return LettuceScriptCall.run(connection, timeoutMillis, this.sha1, this.body, this.returnType, numKeys,
+					keysAndArgs);
+		}
 		try {
 			return connection.scriptingCommands().evalSha(this.sha1, this.returnType, numKeys, keysAndArgs);
 		}
@@ -65,7 +83,7 @@ final class LuaScript {
 		connection.scriptingCommands().eval(this.body, this.returnType, numKeys, keysAndArgs);
 	}
 
-	private static boolean isNoScript(Throwable ex) {
+	static boolean isNoScript(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();
 			if (message != null && message.contains("NOSCRIPT")) {

@@ -247,17 +247,20 @@ final class RedisLockScripts {
 			""", ReturnType.MULTI);
 
 	/**
-	 * Take a read lock: only when no writer holds it or waits for it. Each reader is a member of
-	 * the readers set, scored with the server time its lease ends.
+	 * Take a read lock: only when no writer holds it or waits for it, or when the writer that
+	 * holds it is the caller itself (a downgrade: the caller's write lock is ARGV[5]). Each
+	 * reader is a member of the readers set, scored with the server time its lease ends.
 	 * <p>
 	 * KEYS: write, readers, fence, waiting, writer-waiting. ARGV: owner, lease ms, fence
-	 * retention ms, wait ms. Returns {1, token} or {0, ms until the writer's lease ends, or -1}.
+	 * retention ms, wait ms, the owner of the caller's own write lock or ''. Returns {1, token}
+	 * or {0, ms until the writer's lease ends, or -1}.
 	 */
 	static final LuaScript READ_ACQUIRE = new LuaScript("read-acquire", MINT + """
 			local now = redis.call('time')
 			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 			redis.call('zremrangebyscore', KEYS[2], '-inf', nowMs)
-			if redis.call('exists', KEYS[1]) == 0 and redis.call('exists', KEYS[5]) == 0 then
+			local downgrade = ARGV[5] ~= '' and redis.call('get', KEYS[1]) == ARGV[5]
+			if downgrade or (redis.call('exists', KEYS[1]) == 0 and redis.call('exists', KEYS[5]) == 0) then
 			  local lease = tonumber(ARGV[2])
 			  redis.call('zadd', KEYS[2], nowMs + lease, ARGV[1])
 			  if redis.call('pttl', KEYS[2]) < lease then

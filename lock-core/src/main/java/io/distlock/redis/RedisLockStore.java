@@ -12,6 +12,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 import io.distlock.engine.LockMode;
 import io.distlock.engine.LockStore;
@@ -22,6 +23,9 @@ import io.distlock.engine.LockStore;
  * {@link RedisLockRegistry}, and once per node by {@code RedlockRegistry}.
  */
 public final class RedisLockStore implements LockStore {
+
+	private static final boolean lettucePresent = ClassUtils.isPresent("io.lettuce.core.RedisFuture",
+			RedisLockStore.class.getClassLoader());
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -35,6 +39,9 @@ public final class RedisLockStore implements LockStore {
 	private final ReplicaAcknowledgement replicaAcknowledgement;
 
 	private volatile Boolean cluster;
+
+	/** How long a script may take on Lettuce, where this store waits for replies itself. */
+	private final long commandTimeoutMillis;
 
 	/**
 	 * Create a store on one Redis node, for {@code RedlockRegistry}.
@@ -52,6 +59,7 @@ public final class RedisLockStore implements LockStore {
 	RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockKeys keys, Duration fenceRetentionTime,
 			int replicas, Duration replicaTimeout) {
 		this.connectionFactory = connectionFactory;
+		this.commandTimeoutMillis = commandTimeoutMillis(connectionFactory);
 		this.keys = keys;
 		this.fenceRetentionMillis = leaseMillis(fenceRetentionTime);
 		this.subscription = new ReleaseSubscription(connectionFactory, keys.channel());
@@ -65,7 +73,18 @@ public final class RedisLockStore implements LockStore {
 
 	@Override
 	public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
-		byte[][] args = { bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime) };
+		return acquire(mode, key, owner, leaseTime, waitTime, "");
+	}
+
+	@Override
+	public Acquisition tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime, String writeOwner) {
+		return acquire(LockMode.READ, key, owner, leaseTime, Duration.ZERO, writeOwner);
+	}
+
+	private Acquisition acquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime,
+			String writeOwner) {
+		byte[][] args = { bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime),
+				bytes(writeOwner) };
 		LuaScript script;
 		byte[][] keysAndArgs;
 		switch (mode) {
@@ -92,7 +111,7 @@ public final class RedisLockStore implements LockStore {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			reply = (this.replicaAcknowledgement != null)
 					? this.replicaAcknowledgement.acquire(connection, script, numKeys, keysAndArgs, key)
-					: script.run(connection, numKeys, keysAndArgs);
+					: script.run(connection, this.commandTimeoutMillis, numKeys, keysAndArgs);
 		}
 		if (reply == null || reply.size() != 2) {
 			throw new IllegalStateException("Unexpected reply from the " + mode + " acquire script: " + reply);
@@ -112,11 +131,11 @@ public final class RedisLockStore implements LockStore {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			released = switch (mode) {
 				case EXCLUSIVE -> throw new IllegalStateException("Exclusive locks are released above");
-				case FAIR -> RedisLockScripts.FAIR_RELEASE.run(connection, 4, keysAndArgs(args, this.keys.lock(key),
+				case FAIR -> RedisLockScripts.FAIR_RELEASE.run(connection, this.commandTimeoutMillis, 4, keysAndArgs(args, this.keys.lock(key),
 						this.keys.waiting(key), this.keys.queue(key), this.keys.queueDeadlines(key)));
-				case WRITE -> RedisLockScripts.RELEASE.run(connection, 2,
+				case WRITE -> RedisLockScripts.RELEASE.run(connection, this.commandTimeoutMillis, 2,
 						keysAndArgs(args, this.keys.write(key), this.keys.waiting(key)));
-				case READ -> RedisLockScripts.READ_RELEASE.run(connection, 2,
+				case READ -> RedisLockScripts.READ_RELEASE.run(connection, this.commandTimeoutMillis, 2,
 						keysAndArgs(args, this.keys.readers(key), this.keys.waiting(key)));
 			};
 		}
@@ -136,7 +155,7 @@ public final class RedisLockStore implements LockStore {
 				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
 		Long released;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			released = RedisLockScripts.RELEASE_EXCLUSIVE.run(connection, 3, keysAndArgs);
+			released = RedisLockScripts.RELEASE_EXCLUSIVE.run(connection, this.commandTimeoutMillis, 3, keysAndArgs);
 		}
 		if (released == null || released == 0L) {
 			return Release.NOT_HELD;
@@ -152,7 +171,7 @@ public final class RedisLockStore implements LockStore {
 				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
 		List<Object> reply;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			reply = RedisLockScripts.KEEP_UNLESS_AWAITED.run(connection, 3, keysAndArgs);
+			reply = RedisLockScripts.KEEP_UNLESS_AWAITED.run(connection, this.commandTimeoutMillis, 3, keysAndArgs);
 		}
 		if (reply == null || reply.size() != 2) {
 			throw new IllegalStateException("Unexpected reply from the keep-unless-awaited script: " + reply);
@@ -193,7 +212,7 @@ public final class RedisLockStore implements LockStore {
 				}
 				keysAndArgs[group.size()] = lease;
 				LuaScript script = readers ? RedisLockScripts.READ_RENEW : RedisLockScripts.RENEW;
-				List<Object> reply = script.run(connection, group.size(), keysAndArgs);
+				List<Object> reply = script.run(connection, this.commandTimeoutMillis, group.size(), keysAndArgs);
 				for (int i = 0; i < group.size(); i++) {
 					renewed[group.get(i)] = ((Number) reply.get(i)).longValue() == 1;
 				}
@@ -242,7 +261,7 @@ public final class RedisLockStore implements LockStore {
 		}
 		keysAndArgs[grants.size()] = leaseMillis(leaseTime);
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			List<Object> reply = RedisLockScripts.RENEW_OR_RECREATE.run(connection, grants.size(), keysAndArgs);
+			List<Object> reply = RedisLockScripts.RENEW_OR_RECREATE.run(connection, this.commandTimeoutMillis, grants.size(), keysAndArgs);
 			for (int i = 0; i < grants.size(); i++) {
 				renewed[i] = ((Number) reply.get(i)).longValue() == 1;
 			}
@@ -305,6 +324,12 @@ public final class RedisLockStore implements LockStore {
 			this.cluster = known;
 		}
 		return known;
+	}
+
+	private static long commandTimeoutMillis(RedisConnectionFactory connectionFactory) {
+		// A Lettuce factory says its command timeout; otherwise Lettuce's default (another driver
+		// applies its own timeout and never reaches the asynchronous path).
+		return (lettucePresent) ? LettuceTimeouts.commandTimeoutMillis(connectionFactory, 60_000) : 60_000;
 	}
 
 	private static byte[] leaseMillis(Duration duration) {

@@ -38,7 +38,17 @@ class LockRequestTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("k").waitTime(Duration.ofMillis(-1)))
 			.withMessage("waitTime must not be negative but was 'PT-0.001S'");
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("k").leaseTime(Duration.ZERO))
-			.withMessage("leaseTime must be positive but was 'PT0S'");
+			.withMessageStartingWith("leaseTime must be at least 10ms but was 'PT0S': Redis expires keys");
+	}
+
+	@Test
+	void refusesLeasesShorterThanTheMinimumAndAcceptsTheMinimum() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("k").leaseTime(Duration.ofMillis(9)))
+			.withMessageContaining("leaseTime must be at least 10ms but was 'PT0.009S'")
+			.withMessageContaining("drift margin");
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("k").leaseTime(Duration.ofMillis(-5)));
+		assertThat(LockRequest.of("k").leaseTime(LockRequest.MIN_LEASE_TIME).leaseTime())
+			.isEqualTo(Duration.ofMillis(10));
 	}
 
 }

@@ -50,8 +50,15 @@ final class InMemoryLockStore implements LockStore {
 			case EXCLUSIVE -> acquireExclusive(key, owner, leaseEnd, waitTime, now);
 			case FAIR -> acquireFair(key, owner, leaseEnd, waitTime, now);
 			case WRITE -> acquireWrite(key, owner, leaseEnd, waitTime, now);
-			case READ -> acquireRead(key, owner, leaseEnd, now);
+			case READ -> acquireRead(key, owner, leaseEnd, now, null);
 		};
+	}
+
+	@Override
+	public synchronized Acquisition tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime,
+			String writeOwner) {
+		long now = System.nanoTime();
+		return acquireRead(key, owner, now + leaseTime.toNanos(), now, writeOwner);
 	}
 
 	@Override
@@ -252,11 +259,12 @@ final class InMemoryLockStore implements LockStore {
 		return Acquisition.taken(Duration.ofNanos(until - now).toMillis());
 	}
 
-	private Acquisition acquireRead(String key, String owner, long leaseEnd, long now) {
+	private Acquisition acquireRead(String key, String owner, long leaseEnd, long now, String writeOwner) {
 		Entry writer = live(this.writers, key, now);
 		Long writerWaits = this.writersWaiting.get(key);
 		boolean writerWaiting = writerWaits != null && writerWaits - now > 0;
-		if (writer == null && !writerWaiting) {
+		boolean downgrade = writer != null && writer.owner.equals(writeOwner);
+		if (downgrade || (writer == null && !writerWaiting)) {
 			liveReaders(key, now).put(owner, leaseEnd);
 			return Acquisition.granted(++this.lastToken);
 		}

@@ -1,0 +1,76 @@
+package io.distlock.engine;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Which thread owns which grant of a registry: what re-entry, {@code unlock()} and
+ * {@code isHeldByCurrentThread()} look up. Kept apart from the local gates on purpose: a grant
+ * that is lost leaves its gate at once, so that other threads of this process can take the key
+ * again, but it stays bound to its thread until that thread releases it and is told of the loss.
+ */
+final class ThreadHolds {
+
+	private final ConcurrentMap<Owner, Bound> holds = new ConcurrentHashMap<>();
+
+	/**
+	 * Return what the given thread holds under a gate key, if anything.
+	 */
+	Bound find(String gateKey, Thread thread) {
+		return this.holds.get(new Owner(gateKey, thread));
+	}
+
+	/**
+	 * Bind a fresh grant to the thread that took it.
+	 */
+	void bind(Grant grant, Thread thread) {
+		grant.ownerThread(thread);
+		this.holds.put(new Owner(grant.gate().gateKey(), thread), new Bound(grant));
+	}
+
+	/**
+	 * Unbind a grant whose outermost hold was released; does nothing for a grant no thread owns.
+	 */
+	void unbind(Grant grant) {
+		Thread thread = grant.ownerThread();
+		if (thread != null) {
+			this.holds.computeIfPresent(new Owner(grant.gate().gateKey(), thread),
+					(owner, bound) -> (bound.grant() == grant) ? null : bound);
+		}
+	}
+
+	int size() {
+		return this.holds.size();
+	}
+
+	/** One thread's claim on one gate key. Threads compare by identity. */
+	private record Owner(String gateKey, Thread thread) {
+	}
+
+	/**
+	 * A grant bound to its thread, with the holds that thread took through {@code DistLock.lock()}
+	 * (touched only by that thread).
+	 */
+	static final class Bound {
+
+		private final Grant grant;
+
+		private final Deque<HeldLease> lockHolds = new ArrayDeque<>();
+
+		Bound(Grant grant) {
+			this.grant = grant;
+		}
+
+		Grant grant() {
+			return this.grant;
+		}
+
+		Deque<HeldLease> lockHolds() {
+			return this.lockHolds;
+		}
+
+	}
+
+}
