@@ -5,12 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,6 +30,8 @@ import io.distlock.engine.AbstractLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -583,6 +587,13 @@ public abstract class AbstractLockRegistryContractTests {
 		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get()).isTrue();
 	}
 
+	/** Run on a thread of its own: a pooled thread may be one that holds the lock already. */
+	private static <T> T onNewThread(Callable<T> task) throws Exception {
+		FutureTask<T> future = new FutureTask<>(task);
+		new Thread(future).start();
+		return future.get(30, TimeUnit.SECONDS);
+	}
+
 	private static boolean tryAndUnlock(DistLock lock) throws InterruptedException {
 		if (lock.tryLock(Duration.ZERO)) {
 			lock.unlock();
@@ -601,6 +612,291 @@ public abstract class AbstractLockRegistryContractTests {
 		}
 		assertThat(registry.localKeyCount()).isZero();
 		assertThat(registry.heldLeases()).isEmpty();
+	}
+
+
+	@Test
+	void anExpiredFixedLeaseNeverReleasedNoLongerBlocksAnotherThreadOfTheSameRegistry() throws Exception {
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		CountDownLatch lost = new CountDownLatch(1);
+		LockLease stale = registry.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(200)));
+		stale.onLost((ex) -> lost.countDown());
+		assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+		// The holder counts its lease lost a drift margin before the store drops the key.
+		await().atMost(Duration.ofSeconds(5)).until(() -> !isHeldInStore(registry, key));
+		LockLease successor = this.executor.submit(() -> registry.tryAcquire(key, Duration.ZERO)).get()
+			.orElseThrow(() -> new AssertionError("the same registry still refused the key after its lease expired"));
+		assertThat(successor.fencingToken()).isGreaterThan(stale.fencingToken());
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
+		assertThat(successor.isValid()).isTrue();
+		assertThat(successor.confirm()).as("the stale release left the successor's grant alone").isTrue();
+		assertThat(isHeldInStore(registry, key)).isTrue();
+		assertThat(other.tryAcquire(key, Duration.ZERO)).as("the successor still excludes other processes")
+			.isEmpty();
+		assertThat(onNewThread(() -> registry.tryAcquire(key, Duration.ZERO)))
+			.as("and other threads of its own process").isEmpty();
+		successor.release();
+		assertThat(isHeldInStore(registry, key)).isFalse();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aWaiterOfTheSameRegistryIsGrantedWhenTheHoldersFixedLeaseExpires() throws Exception {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		CountDownLatch lost = new CountDownLatch(1);
+		LockLease stale = registry.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(300)));
+		stale.onLost((ex) -> lost.countDown());
+		Future<LockLease> waiter = this.executor.submit(() -> registry.acquire(key, Duration.ofSeconds(20)));
+		// Granted after the expiry, long before its own wait time: it does not queue behind the
+		// stale holder, which never releases.
+		LockLease granted = waiter.get(10, TimeUnit.SECONDS);
+		assertThat(lost.getCount()).as("the loss is signalled no later than the grant").isZero();
+		assertThat(granted.fencingToken()).isGreaterThan(stale.fencingToken());
+		granted.release();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aLostThreadHoldIsNeitherReenteredNorReplacedByTryLock() throws Exception {
+		AbstractLockRegistry registry = registry(Duration.ofMillis(600));
+		String key = randomKey();
+		DistLock lock = registry.obtain(key);
+		assertThat(lock.tryLock()).isTrue();
+		CountDownLatch lost = new CountDownLatch(1);
+		lock.lease().onLost((ex) -> lost.countDown());
+		deleteInStore(registry, key);
+		assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::tryLock);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lock.tryLock(Duration.ofMillis(100)));
+		assertThat(this.executor.submit(() -> tryAndUnlock(registry.obtain(key))).get())
+			.as("another thread of the process takes the key at once").isTrue();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		assertThat(lock.tryLock()).as("after unlocking the lost hold, the thread locks afresh").isTrue();
+		lock.unlock();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void theShortestLeaseIsGrantedOnAFreeKey() {
+		AbstractLockRegistry registry = registry();
+		for (int i = 0; i < 20; i++) {
+			String key = randomKey();
+			// A late reply is given back and retried within the wait, never granted with no validity.
+			LockLease lease = registry
+				.acquire(LockRequest.of(key).leaseTime(LockRequest.MIN_LEASE_TIME).waitTime(Duration.ofSeconds(5)));
+			assertThat(lease.fencingToken()).isPositive();
+			try {
+				lease.release();
+			}
+			catch (LockLostException ex) {
+				// A 10ms lease may run out before it is released; that is what it is for.
+			}
+		}
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void extendMovesAFixedLeaseAndItsValidity() throws Exception {
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		AtomicInteger lost = new AtomicInteger();
+		LockLease lease = registry.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(300)));
+		lease.onLost((ex) -> lost.incrementAndGet());
+		assertThat(lease.extend(Duration.ofSeconds(3))).isTrue();
+		assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(2));
+		Thread.sleep(600);
+		assertThat(lease.isValid()).as("valid past the original 300ms lease").isTrue();
+		assertThat(other.tryAcquire(key, Duration.ZERO)).isEmpty();
+		assertThat(lease.extend(Duration.ofMillis(200))).as("shortening is allowed").isTrue();
+		await().atMost(Duration.ofSeconds(3)).until(() -> lost.get() == 1);
+		assertThat(other.tryAcquire(key, Duration.ofSeconds(2))).hasValueSatisfying(LockLease::release);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lease.extend(Duration.ofSeconds(1)));
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+		assertThat(lost).hasValue(1);
+	}
+
+	@Test
+	void extendOfAKeyDeletedBehindTheHolderReturnsFalseAndSignalsTheLoss() {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		AtomicInteger lost = new AtomicInteger();
+		LockLease lease = registry.acquire(LockRequest.of(key).leaseTime(Duration.ofSeconds(10)));
+		lease.onLost((ex) -> lost.incrementAndGet());
+		deleteInStore(registry, key);
+		assertThat(lease.extend(Duration.ofSeconds(10))).isFalse();
+		assertThat(lost).hasValue(1);
+		assertThat(lease.isValid()).isFalse();
+		assertThat(isHeldInStore(registry, key)).as("a refused extension never re-creates the key").isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+	}
+
+	@Test
+	void extendIsRefusedForReleasedAndWatchdogLeasesAndForTooShortLeases() {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		LockLease fixed = registry.acquire(LockRequest.of(key).leaseTime(Duration.ofSeconds(5)));
+		assertThatIllegalArgumentException().isThrownBy(() -> fixed.extend(Duration.ofMillis(5)))
+			.withMessageContaining("at least 10ms");
+		fixed.release();
+		assertThatIllegalStateException().isThrownBy(() -> fixed.extend(Duration.ofSeconds(5)))
+			.withMessageContaining("released");
+		try (LockLease renewed = registry.acquire(key, Duration.ZERO)) {
+			assertThatIllegalStateException().isThrownBy(() -> renewed.extend(Duration.ofSeconds(5)))
+				.withMessageContaining("watchdog");
+		}
+	}
+
+	@Test
+	void aWriterDowngradesToAReaderAndTheReadLockOutlivesTheWriteLock() throws Exception {
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		DistLock write = registry.obtainReadWrite(key).writeLock();
+		DistLock read = registry.obtainReadWrite(key).readLock();
+		write.lock();
+		assertThat(read.tryLock(Duration.ofSeconds(2))).as("the writer takes the read lock").isTrue();
+		write.unlock();
+		assertThat(read.isHeldByCurrentThread()).isTrue();
+		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get())
+			.as("another process's writer while the downgraded reader holds").isFalse();
+		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).readLock())).get())
+			.as("another process's reader shares").isTrue();
+		assertThat(this.executor.submit(() -> tryAndUnlock(registry.obtainReadWrite(key).writeLock())).get())
+			.as("another thread's writer").isFalse();
+		read.unlock();
+		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get())
+			.as("a writer once the reader left").isTrue();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aReaderAskingForTheWriteLockIsRefusedAtOnce() throws Exception {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		DistLock read = registry.obtainReadWrite(key).readLock();
+		DistLock write = registry.obtainReadWrite(key).writeLock();
+		read.lock();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(write::lock)
+			.withMessageContaining("upgrade");
+		assertThatExceptionOfType(IllegalMonitorStateException.class)
+			.isThrownBy(() -> write.tryLock(Duration.ofSeconds(30)));
+		// No wait at all; the bound only says it did not hang.
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		read.unlock();
+		assertThat(write.tryLock()).isTrue();
+		write.unlock();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void viewsOfTheSameLockAreEqualAndInterchangeable() {
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		DistLock first = registry.obtain(key);
+		DistLock second = registry.obtain(key);
+		assertThat(first).isEqualTo(second).hasSameHashCodeAs(second).isNotSameAs(second);
+		assertThat(first).isNotEqualTo(registry.obtain(randomKey()))
+			.isNotEqualTo(other.obtain(key))
+			.isNotEqualTo(registry.obtainFair(key))
+			.isNotEqualTo(registry.obtainReadWrite(key).writeLock());
+		assertThat(registry.obtainReadWrite(key).readLock()).isEqualTo(registry.obtainReadWrite(key).readLock());
+		assertThat(registry.obtainMulti("a" + key, "b" + key)).isEqualTo(registry.obtainMulti("b" + key, "a" + key));
+		first.lock();
+		assertThat(second.isHeldByCurrentThread()).isTrue();
+		second.unlock();
+		assertThat(first.isHeldByCurrentThread()).isFalse();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void lockOnAnInterruptedThreadAcquiresAndKeepsTheFlag() {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		DistLock lock = registry.obtain(key);
+		Thread.currentThread().interrupt();
+		lock.lock();
+		// Read and clear the flag before the checks, which talk to the store themselves.
+		assertThat(Thread.interrupted()).as("flag kept through lock").isTrue();
+		assertThat(isHeldInStore(registry, key)).isTrue();
+		Thread.currentThread().interrupt();
+		lock.unlock();
+		assertThat(Thread.interrupted()).as("flag kept through unlock").isTrue();
+		assertThat(isHeldInStore(registry, key)).as("released although interrupted").isFalse();
+	}
+
+	@Test
+	void interruptibleAcquisitionsOfAnInterruptedThreadThrowAndLeaveNoKey() {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		DistLock lock = registry.obtain(key);
+		try {
+			Thread.currentThread().interrupt();
+			assertThatExceptionOfType(InterruptedException.class).isThrownBy(lock::lockInterruptibly);
+			Thread.currentThread().interrupt();
+			assertThatExceptionOfType(InterruptedException.class)
+				.isThrownBy(() -> lock.tryLock(Duration.ofSeconds(1)));
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(isHeldInStore(registry, key)).isFalse();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void waitersInterruptedWhileWaitingGiveUpTheirPlaceAndLeaveNoKey() throws Exception {
+		AbstractLockRegistry holder = registry();
+		AbstractLockRegistry waiters = registry();
+		AbstractLockRegistry late = registry();
+		for (boolean fair : new boolean[] { false, true }) {
+			String key = randomKey();
+			DistLock held = fair ? holder.obtainFair(key) : holder.obtain(key);
+			held.lock();
+			CountDownLatch waiting = new CountDownLatch(2);
+			List<Thread> threads = new CopyOnWriteArrayList<>();
+			List<Future<Throwable>> outcomes = new ArrayList<>();
+			for (int i = 0; i < 2; i++) {
+				boolean interruptibly = i == 0;
+				outcomes.add(this.executor.submit(() -> {
+					threads.add(Thread.currentThread());
+					DistLock lock = fair ? waiters.obtainFair(key) : waiters.obtain(key);
+					waiting.countDown();
+					try {
+						if (interruptibly) {
+							lock.lockInterruptibly();
+						}
+						else {
+							lock.tryLock(Duration.ofSeconds(30));
+						}
+						lock.unlock();
+						return null;
+					}
+					catch (InterruptedException ex) {
+						return ex;
+					}
+				}));
+			}
+			assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
+			Thread.sleep(300);
+			threads.forEach(Thread::interrupt);
+			for (Future<Throwable> outcome : outcomes) {
+				assertThat(outcome.get(10, TimeUnit.SECONDS)).as("fair=" + fair).isInstanceOf(InterruptedException.class);
+			}
+			held.unlock();
+			DistLock next = fair ? late.obtainFair(key) : late.obtain(key);
+			// Granted at once: no interrupted waiter kept a place ahead of it.
+			assertThat(next.tryLock(Duration.ofSeconds(2))).as("fair=" + fair).isTrue();
+			next.unlock();
+			assertThat(isHeldInStore(late, key)).isFalse();
+			assertThat(waiters.localKeyCount()).isZero();
+		}
 	}
 
 }
