@@ -204,6 +204,13 @@ public class DistlockProperties implements InitializingBean {
 		}
 		requireNotNegative("distlock.wait-time", this.waitTime);
 		requirePositive("distlock.lease-time", this.leaseTime);
+		Duration shortestWatchdogLease = RegistrySettings.MIN_RENEWAL_INTERVAL.multipliedBy(3);
+		if (this.renewalInterval == null && this.leaseTime.compareTo(shortestWatchdogLease) < 0) {
+			throw new InvalidLockPropertyException("distlock.lease-time", this.leaseTime,
+					"must be at least " + shortestWatchdogLease.toMillis() + "ms: the watchdog renews a lock every"
+							+ " third of its lease, and not more often than every "
+							+ RegistrySettings.MIN_RENEWAL_INTERVAL.toMillis() + "ms");
+		}
 		requirePositive("distlock.fence-retention-time", this.fenceRetentionTime);
 		if (this.renewalInterval != null) {
 			requirePositive("distlock.renewal-interval", this.renewalInterval);

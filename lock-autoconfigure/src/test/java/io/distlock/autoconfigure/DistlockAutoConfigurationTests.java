@@ -143,6 +143,7 @@ class DistlockAutoConfigurationTests {
 	@CsvSource(delimiter = '|', textBlock = """
 			distlock.key-prefix=a{b          | Property 'distlock.key-prefix' with value 'a{b' must not contain '{' or '}'
 			distlock.lease-time=0s           | Property 'distlock.lease-time' with value 'PT0S' must be positive
+			distlock.lease-time=20ms         | Property 'distlock.lease-time' with value 'PT0.02S' must be at least 30ms: the watchdog renews
 			distlock.wait-time=-1s           | Property 'distlock.wait-time' with value 'PT-1S' must not be negative
 			distlock.renewal-interval=20s    | Property 'distlock.renewal-interval' with value 'PT20S' must be at most half of distlock.lease-time 'PT30S'
 			distlock.renewal-interval=5ms    | Property 'distlock.renewal-interval' with value 'PT0.005S' must be at least 10ms

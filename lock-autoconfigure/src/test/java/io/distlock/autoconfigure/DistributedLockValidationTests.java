@@ -82,6 +82,16 @@ class DistributedLockValidationTests {
 	}
 
 	@Test
+	void leaseTimeShorterThanTheMinimum() {
+		assertFailure(TooShortLease.class, "attribute 'leaseTime' value '9ms' is shorter than the minimum lease of 10ms");
+	}
+
+	@Test
+	void holdAtLeastShorterThanTheMinimum() {
+		assertFailure(TooShortHold.class, "attribute 'holdAtLeast' value '2ms' is shorter than the minimum lease of 10ms");
+	}
+
+	@Test
 	void holdAtLeastLongerThanTheLease() {
 		assertFailure(HoldLongerThanLease.class,
 				"attribute 'holdAtLeast' value '10s' is longer than leaseTime '5s', so the lock would expire first");
@@ -269,6 +279,22 @@ class DistributedLockValidationTests {
 	static class ZeroLease {
 
 		@DistributedLock(leaseTime = "0s")
+		public void run() {
+		}
+
+	}
+
+	static class TooShortLease {
+
+		@DistributedLock(leaseTime = "9ms")
+		public void run() {
+		}
+
+	}
+
+	static class TooShortHold {
+
+		@DistributedLock(holdAtLeast = "2ms")
 		public void run() {
 		}
 

@@ -27,6 +27,7 @@ import org.springframework.util.StringValueResolver;
 import io.distlock.annotation.DistributedLock;
 import io.distlock.annotation.OnFailure;
 import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockRequest;
 import io.distlock.interceptor.LockDefinition.ResultKind;
 
 /**
@@ -34,6 +35,10 @@ import io.distlock.interceptor.LockDefinition.ResultKind;
  * startup everything that cannot work, with a message that names the method and attribute.
  */
 final class LockDefinitionParser {
+
+	private static final String TOO_SHORT = "is shorter than the minimum lease of "
+			+ LockRequest.MIN_LEASE_TIME.toMillis() + "ms: Redis expires keys to the millisecond and a holder"
+			+ " keeps back a drift margin of 1% plus 2ms, so a shorter lease leaves too little validity to be granted";
 
 	private static final Set<String> ROOT_VARIABLES = Set.of("root", "this");
 
@@ -70,12 +75,18 @@ final class LockDefinitionParser {
 		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
 			throw invalid(where, "leaseTime", annotation.leaseTime(), "must be positive");
 		}
+		if (leaseTime != null && leaseTime.compareTo(LockRequest.MIN_LEASE_TIME) < 0) {
+			throw invalid(where, "leaseTime", annotation.leaseTime(), TOO_SHORT);
+		}
 		Duration holdAtLeast = duration(where, "holdAtLeast", annotation.holdAtLeast());
 		if (holdAtLeast == null) {
 			holdAtLeast = Duration.ZERO;
 		}
 		if (holdAtLeast.isNegative()) {
 			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(), "must not be negative");
+		}
+		if (!holdAtLeast.isZero() && holdAtLeast.compareTo(LockRequest.MIN_LEASE_TIME) < 0) {
+			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(), TOO_SHORT);
 		}
 		if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
 			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(),

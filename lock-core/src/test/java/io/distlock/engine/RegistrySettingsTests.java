@@ -10,6 +10,7 @@ import io.distlock.core.WaitStrategy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class RegistrySettingsTests {
 
@@ -41,6 +42,21 @@ class RegistrySettingsTests {
 		assertThatExceptionOfType(LockConfigurationException.class)
 			.isThrownBy(() -> settings(Duration.ofSeconds(1), Duration.ofMillis(5)))
 			.withMessage("renewalInterval must be at least 10ms but was 'PT0.005S'");
+	}
+
+	@Test
+	void aFixedLeaseMustLeaveMoreThanTheMinimumValidityAfterTheDriftMargin() {
+		RegistrySettings settings = new RegistrySettings(Duration.ofSeconds(30), Duration.ofSeconds(10),
+				WaitStrategy.PUB_SUB, Duration.ofSeconds(1), new LockListener() {
+				}, "instance", RegistrySettings.DEFAULT_DRIFT_FACTOR, Duration.ofMillis(20),
+				RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS, RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME);
+		assertThatIllegalArgumentException().isThrownBy(() -> settings.requireGrantable(Duration.ofMillis(5), "leaseTime"))
+			.withMessageStartingWith("leaseTime must be at least 10ms");
+		// 22ms keeps back 2.22ms of drift: 19ms of validity is not more than the 20ms minimum.
+		assertThatIllegalArgumentException().isThrownBy(() -> settings.requireGrantable(Duration.ofMillis(22), "leaseTime"))
+			.withMessageContaining("leaves 19ms of validity after the drift margin")
+			.withMessageContaining("minValidity 'PT0.02S'");
+		settings.requireGrantable(Duration.ofMillis(30), "leaseTime");
 	}
 
 	@Test
