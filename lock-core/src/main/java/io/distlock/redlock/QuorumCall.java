@@ -60,28 +60,34 @@ final class QuorumCall {
 			futures.add(future);
 		}
 		long deadline = System.nanoTime() + this.perNodeTimeout.toNanos();
-		try {
-			while (true) {
-				int done = 0;
-				int succeeded = 0;
-				for (CompletableFuture<T> future : futures) {
-					if (future.isDone()) {
-						done++;
-						if (!future.isCompletedExceptionally() && success.test(future.getNow(null))) {
-							succeeded++;
-						}
+		// Waited out whatever the caller's interrupt flag says: an interrupted holder's release
+		// must still learn which nodes gave the key back. The bound is the per-node timeout.
+		boolean interrupted = false;
+		while (true) {
+			int done = 0;
+			int succeeded = 0;
+			for (CompletableFuture<T> future : futures) {
+				if (future.isDone()) {
+					done++;
+					if (!future.isCompletedExceptionally() && success.test(future.getNow(null))) {
+						succeeded++;
 					}
 				}
-				boolean decided = (stopAtQuorum && succeeded >= this.quorum)
-						|| succeeded + (futures.size() - done) < this.quorum || done == futures.size();
-				long left = deadline - System.nanoTime();
-				if (decided || left <= 0) {
-					break;
-				}
+			}
+			boolean decided = (stopAtQuorum && succeeded >= this.quorum)
+					|| succeeded + (futures.size() - done) < this.quorum || done == futures.size();
+			long left = deadline - System.nanoTime();
+			if (decided || left <= 0) {
+				break;
+			}
+			try {
 				finished.tryAcquire(left, TimeUnit.NANOSECONDS);
 			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
 		}
-		catch (InterruptedException ex) {
+		if (interrupted) {
 			Thread.currentThread().interrupt();
 		}
 		List<Outcome<T>> outcomes = new ArrayList<>(futures.size());
