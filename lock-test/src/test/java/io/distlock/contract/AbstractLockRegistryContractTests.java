@@ -28,6 +28,7 @@ import io.distlock.engine.AbstractLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -54,9 +55,26 @@ public abstract class AbstractLockRegistryContractTests {
 	protected abstract void deleteInStore(AbstractLockRegistry registry, String key);
 
 	/**
+	 * Make the holder's grant of the key vanish from the store so that its next renewal is
+	 * refused: by default an operator's delete. A store whose renewal re-creates a missing key
+	 * (Redlock) overrides it.
+	 */
+	protected void loseInStore(AbstractLockRegistry registry, String key) {
+		deleteInStore(registry, key);
+	}
+
+	/**
 	 * Return whether some grant holds the key in the store.
 	 */
 	protected abstract boolean isHeldInStore(AbstractLockRegistry registry, String key);
+
+	/**
+	 * Return whether the registry offers fair and read/write locks ({@code RedlockRegistry}
+	 * refuses both); the tests of those locks are skipped when it does not.
+	 */
+	protected boolean offersFairAndReadWriteLocks() {
+		return true;
+	}
 
 	protected final AbstractLockRegistry registry(Duration leaseTime) {
 		AbstractLockRegistry registry = createRegistry(leaseTime);
@@ -304,12 +322,34 @@ public abstract class AbstractLockRegistryContractTests {
 		lock.lock();
 		lock.lease().onLost((ex) -> lostAt.complete(System.nanoTime()));
 		long deletedAt = System.nanoTime();
-		deleteInStore(registry, key);
+		loseInStore(registry, key);
 		long detectedNanos = lostAt.get(5, TimeUnit.SECONDS) - deletedAt;
 		Duration renewalInterval = registry.getSettings().renewalInterval();
 		assertThat(Duration.ofNanos(detectedNanos)).isLessThanOrEqualTo(renewalInterval.plusMillis(250));
 		assertThat(lock.isHeldByCurrentThread()).isFalse();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void confirmReportsALossTheHolderHasNotNoticedYet() {
+		// A 30 s lease renews every 10 s: the deleted key stays unnoticed locally for this test.
+		AbstractLockRegistry registry = registry(Duration.ofSeconds(30));
+		String key = randomKey();
+		AtomicInteger lostCalls = new AtomicInteger();
+		LockLease lease = registry.acquire(key, Duration.ZERO);
+		lease.onLost((lost) -> lostCalls.incrementAndGet());
+		assertThat(lease.confirm()).as("confirm while the store holds the grant").isTrue();
+		assertThat(lease.isValid()).isTrue();
+		deleteInStore(registry, key);
+		assertThat(lease.isValid()).as("the loss is not known locally before confirm()").isTrue();
+		assertThat(lostCalls).hasValue(0);
+		assertThat(lease.confirm()).as("confirm after the grant vanished from the store").isFalse();
+		assertThat(lease.isValid()).isFalse();
+		assertThat(lostCalls).as("the loss is declared at once, by confirm() itself").hasValue(1);
+		assertThat(lease.confirm()).isFalse();
+		assertThat(lostCalls).as("and only once").hasValue(1);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
 		assertThat(registry.localKeyCount()).isZero();
 	}
 
@@ -321,7 +361,7 @@ public abstract class AbstractLockRegistryContractTests {
 		lock.lock();
 		CountDownLatch lost = new CountDownLatch(1);
 		lock.lease().onLost((ex) -> lost.countDown());
-		deleteInStore(registry, key);
+		loseInStore(registry, key);
 		assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::lock);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
@@ -433,6 +473,7 @@ public abstract class AbstractLockRegistryContractTests {
 
 	@Test
 	void fairLockGrantsWaitersInArrivalOrder() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
 		AbstractLockRegistry holder = registry();
 		String key = randomKey();
 		DistLock held = holder.obtainFair(key);
@@ -463,6 +504,7 @@ public abstract class AbstractLockRegistryContractTests {
 
 	@Test
 	void aFairWaiterThatGivesUpLeavesTheQueue() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
 		AbstractLockRegistry holder = registry();
 		AbstractLockRegistry quitter = registry();
 		AbstractLockRegistry next = registry();
@@ -523,6 +565,7 @@ public abstract class AbstractLockRegistryContractTests {
 
 	@Test
 	void readersShareAndAWriterExcludesThem() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
 		AbstractLockRegistry first = registry();
 		AbstractLockRegistry second = registry();
 		String key = randomKey();
@@ -547,6 +590,7 @@ public abstract class AbstractLockRegistryContractTests {
 
 	@Test
 	void aWaitingWriterHoldsBackNewReaders() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
 		AbstractLockRegistry readers = registry();
 		AbstractLockRegistry writers = registry();
 		String key = randomKey();
@@ -569,6 +613,7 @@ public abstract class AbstractLockRegistryContractTests {
 
 	@Test
 	void readLocksAreReentrantAndRenewed() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
 		AbstractLockRegistry registry = registry(Duration.ofMillis(600));
 		AbstractLockRegistry other = registry();
 		String key = randomKey();
