@@ -73,11 +73,46 @@ class LockedTransactionIntegrationTests {
 		});
 	}
 
+	@Test
+	void aTransactionRollsBackWhenItsKeyVanishedBeforeTheHolderNoticed() {
+		// A 30 s lease renews every 10 s: only the guard's confirmation can see the loss in time.
+		runner().withPropertyValues("distlock.lease-time=30s").run((context) -> {
+			Orders orders = context.getBean(Orders.class);
+			orders.createTable();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> orders.placeAfterTheKeyVanished(3))
+				.withMessageContaining("rolled back: the lock for key 'order:3'");
+			assertThat(orders.validBeforeCommit()).as("the loss was not known locally before the commit").isTrue();
+			assertThat(orders.count()).isZero();
+		});
+	}
+
+	@Test
+	void negativeControlWithoutTheGuardTheSameTransactionCommits() {
+		// The transaction manager without Boot's customization has no guard: the same vanished
+		// key goes unnoticed and the row is committed, which is what the guard prevents.
+		DistlockRunners.withRedis(redis.server())
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+					TransactionAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:unguarded-tx-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1",
+					"distlock.lease-time=30s")
+			.withBean("orders", Orders.class)
+			.run((context) -> {
+				Orders orders = context.getBean(Orders.class);
+				orders.createTable();
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> orders.placeAfterTheKeyVanished(4))
+					.as("the loss is still reported, but only at the release, after the commit");
+				assertThat(orders.count()).isEqualTo(1);
+			});
+	}
+
 	public static class Orders {
 
 		private final JdbcTemplate jdbc;
 
 		private final AtomicReference<Boolean> heldAtCommit = new AtomicReference<>();
+
+		private final AtomicReference<Boolean> validBeforeCommit = new AtomicReference<>();
 
 		public Orders(JdbcTemplate jdbc) {
 			this.jdbc = jdbc;
@@ -118,6 +153,18 @@ class LockedTransactionIntegrationTests {
 			LockContext.current().onLost((ex) -> lost.countDown());
 			redis.server().template().delete("distlock:{order:" + id + "}");
 			assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+		}
+
+		@DistributedLock(key = "'order:' + #id")
+		@Transactional
+		public void placeAfterTheKeyVanished(long id) {
+			this.jdbc.update("insert into orders (id) values (?)", id);
+			redis.server().template().delete("distlock:{order:" + id + "}");
+			this.validBeforeCommit.set(LockContext.current().isValid());
+		}
+
+		public Boolean validBeforeCommit() {
+			return this.validBeforeCommit.get();
 		}
 
 		private static boolean isHeld(long id) {

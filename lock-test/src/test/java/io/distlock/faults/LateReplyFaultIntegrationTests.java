@@ -18,6 +18,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
+import io.distlock.detector.LeaseDeadline;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.network.FaultProxy;
@@ -66,8 +67,9 @@ class LateReplyFaultIntegrationTests {
 			// The key may have expired on its own by now; the second script is the compare-delete.
 			assertThat(redis.scriptCalls() - scriptsBefore).as("the acquisition and its give-back").isEqualTo(2);
 			assertThat(redis.command("EXISTS", "distlock:{" + key + "}")).isEqualTo(":0");
-			System.out.println("FAULT-REPORT | T16 | reply after 1.2 L (lease 1 s) | not acquired; compare-delete sent |"
-					+ " returned empty after " + tookMillis + " ms (both round trips); give-back sent; key absent |");
+			FaultReport.row("T16 late", "reply after 1.2 L (lease 1 s)",
+					"not an acquisition: Redis applied it, the client gives it back (compare-delete)",
+					"returned empty after " + tookMillis + " ms (both round trips); give-back sent; key absent");
 		});
 	}
 
@@ -75,19 +77,33 @@ class LateReplyFaultIntegrationTests {
 	void t16AReplyAfterPartOfTheLeaseGrantsOnlyWhatIsLeft() throws Exception {
 		withSlowRegistry((proxy, registry) -> {
 			String key = "t16-slow-" + UUID.randomUUID();
-			proxy.latency(Duration.ofMillis(300));
+			Duration oneWay = Duration.ofMillis(300);
+			proxy.latency(oneWay);
 			long start = System.nanoTime();
 			try (LockLease lease = registry.acquire(LockRequest.of(key).waitTime(Duration.ZERO))) {
-				long elapsed = System.nanoTime() - start;
-				long expected = LEASE.toNanos() - elapsed - RegistrySettings.driftMargin(LEASE).toNanos();
-				long remaining = lease.remaining().toNanos();
-				assertThat(elapsed).as("one slow round trip").isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(600));
-				assertThat(TimeUnit.NANOSECONDS.toMillis(remaining - expected)).as("validity = L - elapsed - drift")
-					.isBetween(-10L, 10L);
-				System.out.println("FAULT-REPORT | T16 | reply after 0.6 L (lease 1 s) | validity = L - elapsed - drift,"
-						+ " ±10 ms | " + TimeUnit.NANOSECONDS.toMillis(remaining) + " ms left, expected "
-						+ TimeUnit.NANOSECONDS.toMillis(expected) + " ms |");
+				long end = System.nanoTime();
+				long deadline = LeaseDeadline.of(lease);
 				proxy.latency(Duration.ZERO);
+				long validity = LEASE.toNanos() - RegistrySettings.driftMargin(LEASE).toNanos();
+				// validity = L - elapsed - drift, checked by two bounds that follow from the order of
+				// events, not from a tolerance: the request left after 'start', so the deadline is at
+				// least start + L - drift; the proxy held the request and then the reply for 300 ms
+				// each, so the request left at least 600 ms before 'end', and the deadline is at most
+				// end - 600 ms + L - drift. A grant counted from its reply is 600 ms past the upper
+				// bound; one that subtracts the round trip twice is 600 ms below the lower one.
+				long lowest = start + validity;
+				long highest = end - 2 * oneWay.toNanos() + validity + LeaseDeadline.PRECISION_NANOS;
+				assertThat(end - start).as("one slow round trip").isGreaterThanOrEqualTo(2 * oneWay.toNanos());
+				assertThat(deadline).as("deadline no earlier than start + L - drift").isGreaterThanOrEqualTo(lowest);
+				assertThat(deadline).as("deadline no later than end - 2 x 300 ms + L - drift").isLessThanOrEqualTo(highest);
+				long expected = LEASE.toNanos() - (end - start) - RegistrySettings.driftMargin(LEASE).toNanos();
+				long left = deadline - end;
+				FaultReport.row("T16", "reply after 0.6 L (lease 1 s)",
+						"a slow grant is valid only for what is left: L - elapsed - drift",
+						TimeUnit.NANOSECONDS.toMillis(left) + " ms left against " + TimeUnit.NANOSECONDS.toMillis(expected)
+								+ " ms expected; asserted between the bounds the send and the 2 x 300 ms delays give ("
+								+ TimeUnit.NANOSECONDS.toMillis(lowest - end) + " to " + TimeUnit.NANOSECONDS.toMillis(highest - end)
+								+ " ms)");
 			}
 		});
 	}

@@ -3,6 +3,7 @@ package io.distlock.faults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -22,6 +23,7 @@ import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 import io.distlock.core.WaitStrategy;
+import io.distlock.detector.LeaseDeadline;
 import io.distlock.detector.Workers;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.LockStore;
@@ -43,6 +45,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag("fault")
 @Timeout(600)
 class RenewalFaultIntegrationTests {
+
+	private static final Duration LEASE_T12 = Duration.ofSeconds(1);
 
 	private static RedisServer redis;
 
@@ -121,10 +125,20 @@ class RenewalFaultIntegrationTests {
 	@Test
 	void t12APartitionLongerThanTheLeaseIsSignalledBeforeAnybodyElseAcquires() throws Exception {
 		int runs = 20;
-		List<Long> margins = new ArrayList<>();
+		// Causal, not a race: the holder's deadline is the send time of its last renewal that
+		// Redis applied, plus the lease, minus the drift margin (lease / 100 + 2 ms), and Redis
+		// expires the key no earlier than a full lease after applying it. So a competitor can only
+		// be granted the key at least lease / 100 after the holder's lease turned invalid (the
+		// 2 ms of the margin cover Redis's millisecond expiry). Nothing here depends on when a
+		// thread is scheduled: the deadline is read from the lease, not from the callback.
+		long driftOnly = (long) (LEASE_T12.toNanos() * RegistrySettings.DEFAULT_DRIFT_FACTOR);
+		List<Long> deadlineMargins = new ArrayList<>();
+		List<Long> callbackMargins = new ArrayList<>();
+		List<MutexHistory.Hold> validityBounded = new ArrayList<>();
+		List<MutexHistory.Hold> believed = new ArrayList<>();
 		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
 			LettuceConnectionFactory throughProxy = proxied(proxy);
-			try (RedisLockRegistry holder = RedisLockRegistry.builder(throughProxy).leaseTime(Duration.ofSeconds(1)).build();
+			try (RedisLockRegistry holder = RedisLockRegistry.builder(throughProxy).leaseTime(LEASE_T12).build();
 					RedisLockRegistry competitor = RedisLockRegistry.builder(redis.connectionFactory())
 						.waitStrategy(WaitStrategy.POLLING)
 						.retryInterval(Duration.ofMillis(10))
@@ -133,14 +147,21 @@ class RenewalFaultIntegrationTests {
 					proxy.mode(FaultProxy.Mode.PASS);
 					String key = "t12-long:" + UUID.randomUUID();
 					LockLease lease = holder.acquire(key, Duration.ofSeconds(5));
+					long holderStart = System.nanoTime();
 					CompletableFuture<Long> lostAt = new CompletableFuture<>();
 					lease.onLost((ex) -> lostAt.complete(System.nanoTime()));
 					Thread.sleep(100 + run * 13 % 300);
 					proxy.mode(FaultProxy.Mode.BLACKHOLE);
+					// Longer than the command timeout (100 ms): no renewal can succeed from here on.
+					Thread.sleep(150);
+					long holderDeadline = LeaseDeadline.of(lease);
+					long competitorStart;
 					try (LockLease taken = competitor.acquire(key, Duration.ofSeconds(5))) {
-						long acquiredAt = System.nanoTime();
-						margins.add(TimeUnit.NANOSECONDS.toMillis(acquiredAt - lostAt.get(5, TimeUnit.SECONDS)));
+						competitorStart = System.nanoTime();
+						assertThat(lease.isValid()).as("the holder's lease when the competitor has the key").isFalse();
 					}
+					long competitorEnd = System.nanoTime();
+					long holderToldAt = lostAt.get(5, TimeUnit.SECONDS);
 					proxy.mode(FaultProxy.Mode.PASS);
 					try {
 						lease.release();
@@ -148,18 +169,50 @@ class RenewalFaultIntegrationTests {
 					catch (RuntimeException expected) {
 						// The holder was told; its release says so again.
 					}
+					long holderEnd = System.nanoTime();
+					assertThat(competitorStart - holderDeadline)
+						.as("run %d: the competitor's grant comes at least the drift (%d µs) after the holder's deadline",
+								run, driftOnly / 1_000)
+						.isGreaterThanOrEqualTo(driftOnly);
+					assertThat(holderToldAt - holderDeadline).as("the loss callback never runs before the deadline")
+						.isGreaterThanOrEqualTo(0);
+					deadlineMargins.add(competitorStart - holderDeadline);
+					callbackMargins.add(competitorStart - holderToldAt);
+					validityBounded.add(new MutexHistory.Hold(holderStart, holderEnd, holderDeadline, run * 2, "holder " + run));
+					validityBounded.add(new MutexHistory.Hold(competitorStart, competitorEnd, Long.MAX_VALUE, run * 2 + 1,
+							"competitor " + run));
+					believed.add(new MutexHistory.Hold(holderStart, holderEnd, Long.MAX_VALUE, run * 2, "holder " + run));
+					believed.add(new MutexHistory.Hold(competitorStart, competitorEnd, Long.MAX_VALUE, run * 2 + 1,
+							"competitor " + run));
 				}
 			}
 			finally {
 				throughProxy.destroy();
 			}
 		}
-		long before = margins.stream().filter((margin) -> margin > 0).count();
-		assertThat(before).as("runs where the holder was told before the competitor acquired").isEqualTo(runs);
+		assertThat(MutexHistory.of(validityBounded).overlaps()).as("validity-bounded holds that overlap").isEmpty();
+		// Negative control on the same recorded holds: a holder that believed itself holding until
+		// it released (the partition healed after the competitor's hold) overlaps in every run.
+		assertThat(MutexHistory.of(believed).overlaps()).as("believed holds that overlap").hasSize(runs);
+		long callbackFirst = callbackMargins.stream().filter((margin) -> margin > 0).count();
 		FaultReport.row("T12 long", "holder partitioned 3 x lease (1 s)",
-				"LOST signalled to the holder before a competitor acquires", before + "/" + runs + " runs; margin "
-						+ margins.stream().mapToLong(Long::longValue).min().orElse(0) + " to "
-						+ margins.stream().mapToLong(Long::longValue).max().orElse(0) + " ms");
+				"the holder's lease is invalid before a competitor acquires; the LOST callback follows at the deadline",
+				runs + "/" + runs + " runs: competitor granted " + millis(min(deadlineMargins)) + " to "
+						+ millis(max(deadlineMargins)) + " ms after the holder's deadline (asserted: at least the "
+						+ millis(driftOnly) + " ms drift); callback ran before the competitor's grant in " + callbackFirst
+						+ "/" + runs + " (not asserted: a thread's schedule); believed holds overlap " + runs + "/" + runs);
+	}
+
+	private static long min(List<Long> values) {
+		return values.stream().mapToLong(Long::longValue).min().orElse(0);
+	}
+
+	private static long max(List<Long> values) {
+		return values.stream().mapToLong(Long::longValue).max().orElse(0);
+	}
+
+	private static String millis(long nanos) {
+		return String.format(Locale.ROOT, "%.1f", nanos / 1e6);
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.distlock.sample.inventory.reservation.Strategy;
+import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,6 +52,40 @@ class FlashSaleIntegrationTests {
 		assertThat(sale.finalStock()).as("final stock").isZero();
 		assertThat(sale.lowestStockSeen()).as("lowest stock seen while selling").isGreaterThanOrEqualTo(0);
 		assertThat(sale.errors()).as("failed calls").isZero();
+	}
+
+	@Test
+	void theLockAloneKeepsBuyersApartTheGuardNeverRefusesOne() throws Exception {
+		// The guard is still in place under LOCK, so "never oversells" cannot tell a working lock
+		// from a broken one. A working lock serialises read-check-write: every buyer that saw
+		// stock left also finds it at the guarded write, so the guard refuses no one.
+		TwoInstanceSale.Result sale = sell(Strategy.LOCK);
+		assertThat(sale.sold()).as("units sold").isEqualTo(STOCK);
+		assertThat(sale.guardRefusals()).as("buyers the database guard had to refuse").isZero();
+	}
+
+	@Test
+	void negativeControlALockThatDoesNotExcludeLeavesItToTheGuard() throws Exception {
+		// The same sale on two instances whose locks live on different Redis servers: each lock
+		// works, but not across the instances, so two buyers at a time read-check-write. The guard
+		// still prevents the oversell, and its refusals are what the test above counts. A refusal
+		// needs the two lanes out of step when the last unit goes (5 ms of work between read and
+		// write makes that likely); up to five sales, the first with a refusal ends it.
+		try (RedisServer separate = RedisServer.start();
+				ConfigurableApplicationContext here = InventoryServers.start(false, "inventory.think-time=5ms");
+				ConfigurableApplicationContext elsewhere = InventoryServers.start(false, "inventory.think-time=5ms",
+						"spring.data.redis.port=" + separate.port())) {
+			int sales = 0;
+			TwoInstanceSale.Result sale;
+			do {
+				sale = new TwoInstanceSale(here, elsewhere).sell(Strategy.LOCK, STOCK, BUYERS, 64);
+				sales++;
+				assertThat(sale.sold()).as("units sold").isEqualTo(STOCK);
+			}
+			while (sale.guardRefusals() == 0 && sales < 5);
+			assertThat(sale.guardRefusals()).as("buyers the database guard had to refuse, in %d sales", sales)
+				.isPositive();
+		}
 	}
 
 	@Test

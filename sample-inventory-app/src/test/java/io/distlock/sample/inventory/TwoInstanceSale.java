@@ -28,6 +28,9 @@ import io.distlock.sample.inventory.reservation.Strategy;
  */
 record TwoInstanceSale(ConfigurableApplicationContext first, ConfigurableApplicationContext second) {
 
+	/** The reason {@code LockedReservation} gives when the guard, not its own check, refused. */
+	static final String GUARD_REFUSAL = "refused by the database guard";
+
 	/** A fault injected during the sale, given the product's lock key. */
 	interface Nemesis {
 
@@ -49,6 +52,7 @@ record TwoInstanceSale(ConfigurableApplicationContext first, ConfigurableApplica
 		AtomicInteger lowest = new AtomicInteger(stock);
 		AtomicInteger accepted = new AtomicInteger();
 		AtomicInteger errors = new AtomicInteger();
+		AtomicInteger guardRefusals = new AtomicInteger();
 		Thread sampler = new Thread(() -> {
 			while (selling.get()) {
 				lowest.accumulateAndGet(products.stock(productId), Math::min);
@@ -78,6 +82,9 @@ record TwoInstanceSale(ConfigurableApplicationContext first, ConfigurableApplica
 						if (reservation.accepted()) {
 							accepted.incrementAndGet();
 						}
+						else if (GUARD_REFUSAL.equals(reservation.reason())) {
+							guardRefusals.incrementAndGet();
+						}
 					}
 					catch (RuntimeException ex) {
 						errors.incrementAndGet();
@@ -101,7 +108,7 @@ record TwoInstanceSale(ConfigurableApplicationContext first, ConfigurableApplica
 		OrderRepository orders = this.first.getBean(OrderRepository.class);
 		lowest.accumulateAndGet(products.stock(productId), Math::min);
 		return new Result(orders.soldQuantity(productId), orders.count(productId), accepted.get(), errors.get(),
-				products.stock(productId), lowest.get());
+				products.stock(productId), lowest.get(), guardRefusals.get());
 	}
 
 	/**
@@ -113,8 +120,11 @@ record TwoInstanceSale(ConfigurableApplicationContext first, ConfigurableApplica
 	 * @param errors calls that threw
 	 * @param finalStock the stock after the sale
 	 * @param lowestStockSeen the lowest stock the sampler saw
+	 * @param guardRefusals reservations the database guard refused after the strategy's own check
+	 * passed (with the lock: buyers the lock failed to keep apart)
 	 */
-	record Result(int sold, int orders, int accepted, int errors, int finalStock, int lowestStockSeen) {
+	record Result(int sold, int orders, int accepted, int errors, int finalStock, int lowestStockSeen,
+			int guardRefusals) {
 	}
 
 }

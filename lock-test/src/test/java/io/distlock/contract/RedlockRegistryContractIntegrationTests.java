@@ -1,0 +1,114 @@
+package io.distlock.contract;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockLease;
+import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.redis.RedisLockRegistry;
+import io.distlock.redlock.RedlockRegistry;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The contract on Redlock over three real {@code redis-server} processes. "In the store" means
+ * on a quorum of the nodes; an operator's delete removes the key from every node. Fair and
+ * read/write locks are refused by Redlock, so their tests are skipped and the refusal is
+ * checked instead.
+ */
+class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContractTests {
+
+	private static final List<RedisServer> nodes = new ArrayList<>();
+
+	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	@BeforeAll
+	static void startThreeNodes() {
+		for (int i = 0; i < 3; i++) {
+			RedisServer node = RedisServer.start();
+			nodes.add(node);
+			factories.add(node.newConnectionFactory(Duration.ofSeconds(2)));
+		}
+	}
+
+	@AfterAll
+	static void stopNodes() {
+		factories.forEach(LettuceConnectionFactory::destroy);
+		nodes.forEach(RedisServer::close);
+		factories.clear();
+		nodes.clear();
+	}
+
+	@Override
+	protected AbstractLockRegistry createRegistry(Duration leaseTime) {
+		return RedlockRegistry.builder(factories).leaseTime(leaseTime).build();
+	}
+
+	@Override
+	protected boolean offersFairAndReadWriteLocks() {
+		return false;
+	}
+
+	@Override
+	protected void deleteInStore(AbstractLockRegistry registry, String key) {
+		nodes.forEach((node) -> node.template().delete(lockKey(key)));
+	}
+
+	/**
+	 * Redlock's renewal re-creates a key missing on a node (a node that restarted empty gets it
+	 * back), so a delete alone is healed; a grant is lost when another owner took a quorum.
+	 */
+	@Override
+	protected void loseInStore(AbstractLockRegistry registry, String key) {
+		deleteInStore(registry, key);
+		for (int i = 0; i < nodes.size() / 2 + 1; i++) {
+			nodes.get(i).template().opsForValue().set(lockKey(key), "another-process:grant", Duration.ofSeconds(30));
+		}
+	}
+
+	@Override
+	protected boolean isHeldInStore(AbstractLockRegistry registry, String key) {
+		long holding = nodes.stream().filter((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))).count();
+		return holding >= nodes.size() / 2 + 1;
+	}
+
+	private static String lockKey(String key) {
+		return RedisLockRegistry.DEFAULT_KEY_PREFIX + "{" + key + "}";
+	}
+
+	@Test
+	void aKeyDeletedOnEveryNodeIsRecreatedByTheNextRenewal() {
+		AbstractLockRegistry registry = registry(Duration.ofMillis(900));
+		String key = randomKey();
+		AtomicInteger lost = new AtomicInteger();
+		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
+			lease.onLost((ex) -> lost.incrementAndGet());
+			deleteInStore(registry, key);
+			await().atMost(Duration.ofSeconds(3)).until(() -> isHeldInStore(registry, key));
+			assertThat(lease.isValid()).isTrue();
+		}
+		assertThat(lost).hasValue(0);
+		assertThat(isHeldInStore(registry, key)).isFalse();
+	}
+
+	@Test
+	void fairAndReadWriteLocksAreRefused() {
+		AbstractLockRegistry registry = registry();
+		assertThatExceptionOfType(LockConfigurationException.class).isThrownBy(() -> registry.obtainFair(randomKey()));
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> registry.obtainReadWrite(randomKey()));
+	}
+
+}
