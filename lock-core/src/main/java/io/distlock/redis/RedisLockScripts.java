@@ -331,7 +331,8 @@ final class RedisLockScripts {
 	 * Extend every listed lock its owner holds, and re-create a missing one (a Redlock node that
 	 * restarted empty); never touch a lock another owner holds.
 	 * <p>
-	 * KEYS: locks. ARGV: lease ms, then one owner per key. Returns one 1 or 0 per key.
+	 * KEYS: locks. ARGV: lease ms, then one owner per key. Returns per key 1 (extended), 2
+	 * (missing, re-created) or 0 (another owner's).
 	 */
 	static final LuaScript RENEW_OR_RECREATE = new LuaScript("renew-or-recreate", """
 			local renewed = {}
@@ -342,7 +343,7 @@ final class RedisLockScripts {
 			    renewed[i] = 1
 			  elseif not owner then
 			    redis.call('set', KEYS[i], ARGV[i + 1], 'PX', ARGV[1])
-			    renewed[i] = 1
+			    renewed[i] = 2
 			  else
 			    renewed[i] = 0
 			  end

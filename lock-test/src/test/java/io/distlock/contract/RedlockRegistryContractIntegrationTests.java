@@ -3,6 +3,8 @@ package io.distlock.contract;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
@@ -13,6 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redlock.RedlockRegistry;
@@ -89,14 +92,31 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 	}
 
 	@Test
-	void aKeyDeletedOnEveryNodeIsRecreatedByTheNextRenewal() {
+	void aKeyDeletedOnEveryNodeIsLostNotRecreated() throws Exception {
+		AbstractLockRegistry registry = registry(Duration.ofMillis(900));
+		String key = randomKey();
+		CountDownLatch lost = new CountDownLatch(1);
+		LockLease lease = registry.acquire(key, Duration.ZERO);
+		lease.onLost((ex) -> lost.countDown());
+		deleteInStore(registry, key);
+		// While the key was missing, another client could have taken a quorum: the next renewal
+		// must not count the nodes it re-creates the key on.
+		assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(lease.isValid()).isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+		assertThat(isHeldInStore(registry, key)).isFalse();
+	}
+
+	@Test
+	void aKeyMissingOnOneNodeIsRecreatedThereAndTheLockKept() {
 		AbstractLockRegistry registry = registry(Duration.ofMillis(900));
 		String key = randomKey();
 		AtomicInteger lost = new AtomicInteger();
 		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
 			lease.onLost((ex) -> lost.incrementAndGet());
-			deleteInStore(registry, key);
-			await().atMost(Duration.ofSeconds(3)).until(() -> isHeldInStore(registry, key));
+			nodes.get(0).template().delete(lockKey(key));
+			await().atMost(Duration.ofSeconds(3))
+				.until(() -> Boolean.TRUE.equals(nodes.get(0).template().hasKey(lockKey(key))));
 			assertThat(lease.isValid()).isTrue();
 		}
 		assertThat(lost).hasValue(0);
