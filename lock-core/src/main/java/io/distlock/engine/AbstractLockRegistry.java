@@ -61,10 +61,12 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		this.loss = new LossSignal(listener);
 		this.watchdog = new Watchdog(store, settings, listener,
 				(grant, reason) -> this.loss.declare(grant, reason, false));
-		LocalHandoff handoff = new LocalHandoff(store, settings);
+		// Releases wait a short fixed time for the store: past it the key expires by itself.
+		LockStore releasing = store.bounded(StoreCalls.RELEASE_TIMEOUT);
+		LocalHandoff handoff = new LocalHandoff(releasing, settings);
 		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.threadHolds, this.watchdog,
 				new ReleaseNotifications(store, settings), handoff);
-		this.releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
+		this.releaser = new GrantReleaser(releasing, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
 				handoff);
 	}
 
@@ -202,11 +204,14 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	}
 
 	/**
-	 * Check that the lock store answers.
-	 * @throws RuntimeException the store's exception if it does not
+	 * Check that the lock store answers, waiting at most a second for it.
+	 * @throws RuntimeException the store's exception if it does not answer in time
 	 */
 	public void checkStore() {
-		this.store.ping();
+		StoreCalls.uninterrupted(() -> {
+			this.store.bounded(StoreCalls.CHECK_TIMEOUT).ping();
+			return null;
+		});
 	}
 
 	/**
@@ -284,7 +289,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		if (!grant.isValid()) {
 			return false;
 		}
-		if (StoreCalls.uninterrupted(() -> this.store.isHeld(grant.heldKey()))) {
+		LockStore store = this.store.bounded(StoreCalls.until(grant.validUntilNanos()));
+		if (StoreCalls.uninterrupted(() -> store.isHeld(grant.heldKey()))) {
 			return true;
 		}
 		this.loss.declare(grant, "the store no longer held it when it was confirmed", false);

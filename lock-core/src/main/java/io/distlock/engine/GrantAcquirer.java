@@ -200,8 +200,8 @@ final class GrantAcquirer {
 						+ ((request.mode() == LockMode.FAIR) ? "" : "." + attemptNumber);
 				gate.clearReleaseSignals();
 				long sentNanos = System.nanoTime();
-				LockStore.Acquisition attempt = attempt(request, owner, leaseTime,
-						waitHint(request.remainingNanos(startNanos, sentNanos)), writeOwner);
+				long remainingNanos = request.remainingNanos(startNanos, sentNanos);
+				LockStore.Acquisition attempt = attempt(request, owner, leaseTime, remainingNanos, writeOwner);
 				long now = System.nanoTime();
 				if (attempt.acquired()) {
 					long validUntil = sentNanos + leaseNanos - driftNanos;
@@ -275,14 +275,19 @@ final class GrantAcquirer {
 		}
 	}
 
-	private LockStore.Acquisition attempt(HoldRequest request, String owner, Duration leaseTime, Duration waitHint,
+	private LockStore.Acquisition attempt(HoldRequest request, String owner, Duration leaseTime, long remainingNanos,
 			String writeOwner) {
+		// The wait time bounds the store's answer too: a store that hangs fails the caller when
+		// its wait is over, not when the driver gives up.
+		LockStore store = request.forever() ? this.store
+				: this.store.bounded(Duration.ofNanos(Math.max(0, remainingNanos)).plus(StoreCalls.ATTEMPT_SLACK));
+		Duration waitHint = waitHint(remainingNanos);
 		try {
 			// Immune to the caller's interrupt: a cancelled attempt could be applied without us
 			// knowing whether it was.
 			return StoreCalls.uninterrupted(() -> (writeOwner != null)
-					? this.store.tryAcquireReadUnderWrite(request.key(), owner, leaseTime, writeOwner)
-					: this.store.tryAcquire(request.mode(), request.key(), owner, leaseTime, waitHint));
+					? store.tryAcquireReadUnderWrite(request.key(), owner, leaseTime, writeOwner)
+					: store.tryAcquire(request.mode(), request.key(), owner, leaseTime, waitHint));
 		}
 		catch (RuntimeException ex) {
 			// The attempt may have been applied and only its reply lost: give back whatever we may
@@ -296,7 +301,7 @@ final class GrantAcquirer {
 
 	private void releaseQuietly(LockMode mode, String key, String owner) {
 		try {
-			StoreCalls.uninterrupted(() -> this.store.release(mode, key, owner));
+			StoreCalls.uninterrupted(() -> this.store.bounded(StoreCalls.RELEASE_TIMEOUT).release(mode, key, owner));
 		}
 		catch (RuntimeException ex) {
 			// Best effort after a failed or late acquisition; the key expires with its lease anyway.

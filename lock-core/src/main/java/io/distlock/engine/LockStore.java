@@ -137,6 +137,19 @@ public interface LockStore extends AutoCloseable {
 	 * Stop listening and free the store's resources. Grants already in the store stay until they
 	 * expire.
 	 */
+	/**
+	 * Return this store with every call waiting at most the given time for an answer, so that a
+	 * caller's own deadline (what is left of a wait time, a lease's validity) decides how long it
+	 * waits, not a driver's command timeout. A call that runs out fails as the store fails
+	 * otherwise. The view shares everything else with this store and is not closed on its own.
+	 * A store that cannot bound its calls returns itself.
+	 * @param timeout the longest wait for one call
+	 * @return the bounded view
+	 */
+	default LockStore bounded(Duration timeout) {
+		return this;
+	}
+
 	@Override
 	void close();
 

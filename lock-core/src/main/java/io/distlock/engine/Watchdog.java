@@ -130,7 +130,8 @@ final class Watchdog implements AutoCloseable {
 			throw new IllegalStateException("Cannot extend lock for key '" + grant.key() + "': it was released");
 		}
 		long sentNanos = System.nanoTime();
-		boolean extended = StoreCalls.uninterrupted(() -> this.store.renew(List.of(grant.heldKey()), leaseTime)[0]);
+		LockStore store = this.store.bounded(StoreCalls.until(grant.validUntilNanos()));
+		boolean extended = StoreCalls.uninterrupted(() -> store.renew(List.of(grant.heldKey()), leaseTime)[0]);
 		if (!extended) {
 			this.lossHandler.lost(grant, "its extension was refused: the key expired, was deleted or belongs to"
 					+ " another holder");
@@ -241,9 +242,17 @@ final class Watchdog implements AutoCloseable {
 			keys.add(grant.heldKey());
 		}
 		long sentNanos = System.nanoTime();
+		long earliestDeadline = batch.get(0).validUntilNanos();
+		for (Grant grant : batch) {
+			if (grant.validUntilNanos() - earliestDeadline < 0) {
+				earliestDeadline = grant.validUntilNanos();
+			}
+		}
 		boolean[] renewed;
 		try {
-			renewed = this.store.renew(keys, this.leaseTime);
+			// Waits no longer than the first deadline of the batch: a hung store must not hold up
+			// the renewals of the next ticks.
+			renewed = this.store.bounded(StoreCalls.until(earliestDeadline)).renew(keys, this.leaseTime);
 		}
 		catch (RuntimeException ex) {
 			// Degraded path: the grants stay due and are retried on the next tick until their

@@ -43,7 +43,7 @@ final class LuaScript {
 
 	/**
 	 * Run the script and return its reply. On Lettuce the call is immune to the calling thread's
-	 * interrupt (see {@link LettuceScriptCall}).
+	 * interrupt (see {@link LettuceAsyncCall}).
 	 * @param connection the connection
 	 * @param timeoutMillis how long to wait for the reply on Lettuce (the driver's command
 	 * timeout; other drivers apply their own)
@@ -52,8 +52,8 @@ final class LuaScript {
 	 * @return the reply
 	 */
 	<T> T run(RedisConnection connection, long timeoutMillis, int numKeys, byte[]... keysAndArgs) {
-		if (lettucePresent && LettuceScriptCall.supports(connection)) {
-			return LettuceScriptCall.run(connection, timeoutMillis, this.sha1, this.body, this.returnType, numKeys,
+		if (lettucePresent && LettuceAsyncCall.supports(connection)) {
+			return LettuceAsyncCall.run(connection, timeoutMillis, this.sha1, this.body, this.returnType, numKeys,
 					keysAndArgs);
 		}
 		try {

@@ -66,6 +66,26 @@ public final class RedisLockStore implements LockStore {
 		this.replicaAcknowledgement = (replicas > 0) ? new ReplicaAcknowledgement(replicas, replicaTimeout) : null;
 	}
 
+	/**
+	 * Return a view of this store whose calls wait at most the given time for Redis (on Lettuce;
+	 * other drivers keep their own timeout), sharing everything else with this one.
+	 */
+	@Override
+	public LockStore bounded(Duration timeout) {
+		long millis = Math.max(1, Math.min(this.commandTimeoutMillis, timeout.toMillis()));
+		return (millis == this.commandTimeoutMillis) ? this : new RedisLockStore(this, millis);
+	}
+
+	private RedisLockStore(RedisLockStore store, long commandTimeoutMillis) {
+		this.connectionFactory = store.connectionFactory;
+		this.keys = store.keys;
+		this.fenceRetentionMillis = store.fenceRetentionMillis;
+		this.subscription = store.subscription;
+		this.replicaAcknowledgement = store.replicaAcknowledgement;
+		this.cluster = store.cluster;
+		this.commandTimeoutMillis = commandTimeoutMillis;
+	}
+
 	@Override
 	public void checkKey(String key) {
 		this.keys.lockKey(key);
@@ -247,10 +267,12 @@ public final class RedisLockStore implements LockStore {
 	/**
 	 * Extend exclusive grants, and re-create one whose key is missing (the node restarted empty
 	 * while the lock was held), never one that another owner holds. For Redlock, where a grant
-	 * counts while a quorum of nodes hold it.
+	 * counts while a quorum of nodes hold it. A re-created key heals a node for the next
+	 * renewal but does not count now: while it was missing, another client could have formed a
+	 * quorum with that node, so a grant missing on a quorum of nodes is lost, not renewed.
 	 * @param grants the exclusive grants
 	 * @param leaseTime the new lease of each grant
-	 * @return for each grant, whether this node holds it now
+	 * @return for each grant, whether this node still held it (and now holds it for the lease)
 	 */
 	public boolean[] renewOrRecreate(List<HeldKey> grants, Duration leaseTime) {
 		boolean[] renewed = new boolean[grants.size()];
@@ -261,7 +283,8 @@ public final class RedisLockStore implements LockStore {
 		}
 		keysAndArgs[grants.size()] = leaseMillis(leaseTime);
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			List<Object> reply = RedisLockScripts.RENEW_OR_RECREATE.run(connection, this.commandTimeoutMillis, grants.size(), keysAndArgs);
+			List<Object> reply = RedisLockScripts.RENEW_OR_RECREATE.run(connection, this.commandTimeoutMillis,
+					grants.size(), keysAndArgs);
 			for (int i = 0; i < grants.size(); i++) {
 				renewed[i] = ((Number) reply.get(i)).longValue() == 1;
 			}
@@ -289,7 +312,12 @@ public final class RedisLockStore implements LockStore {
 	@Override
 	public void ping() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			connection.ping();
+			if (lettucePresent && LettuceAsyncCall.supports(connection)) {
+				LettuceAsyncCall.ping(connection, this.commandTimeoutMillis);
+			}
+			else {
+				connection.ping();
+			}
 		}
 	}
 

@@ -15,18 +15,20 @@ import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 
 /**
- * Runs a script on Lettuce's asynchronous API and waits for its reply whatever the calling
- * thread's interrupt flag says. Spring Data's synchronous call cancels a command when the waiting
- * thread is interrupted, even one not yet written because the shared connection is busy: an
- * interrupted holder's release then leaves its key for a whole lease. Here an interrupt only
- * marks the thread; the command completes or times out after the driver's command timeout.
- * Loaded only when Lettuce is on the class path.
+ * Runs a lock script or a {@code PING} on Lettuce's asynchronous API and waits for the reply
+ * itself: at most the caller's own bound (what is left of a wait time, a validity deadline),
+ * never the driver's command timeout when that is longer, and whatever the calling thread's
+ * interrupt flag says. Spring Data's synchronous call waits for the driver's timeout (60s by
+ * default) and cancels a command when the waiting thread is interrupted, even one not yet
+ * written because the shared connection is busy: an interrupted holder's release then leaves its
+ * key for a whole lease. Here an interrupt only marks the thread. Loaded only when Lettuce is on
+ * the class path.
  */
-final class LettuceScriptCall {
+final class LettuceAsyncCall {
 
 	private static final LettuceExceptionConverter exceptionConverter = new LettuceExceptionConverter();
 
-	private LettuceScriptCall() {
+	private LettuceAsyncCall() {
 	}
 
 	/**
@@ -63,6 +65,14 @@ final class LettuceScriptCall {
 		}
 	}
 
+	/**
+	 * Send a {@code PING} and wait for its reply at most the given time.
+	 */
+	@SuppressWarnings("unchecked")
+	static void ping(RedisConnection connection, long timeoutMillis) {
+		await(((RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection()).ping(), timeoutMillis);
+	}
+
 	private static <T> T await(RedisFuture<T> future, long timeoutMillis) {
 		boolean interrupted = false;
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -83,8 +93,7 @@ final class LettuceScriptCall {
 				}
 				catch (TimeoutException ex) {
 					future.cancel(true);
-					throw new QueryTimeoutException("Redis did not answer a lock script within " + timeoutMillis + "ms",
-							ex);
+					throw new QueryTimeoutException("Redis did not answer within " + timeoutMillis + "ms", ex);
 				}
 			}
 		}
