@@ -14,22 +14,22 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps the README's configuration reference true: every property in the generated
- * configuration metadata has a row there, with its default.
+ * Keeps the configuration reference ({@code docs/configuration.md}) true: every property in the
+ * generated configuration metadata has a row there, with its default.
  */
 class ConfigurationReferenceTests {
 
 	@Test
 	void everyPropertyIsDocumentedWithItsDefault() throws IOException {
-		String readme = Files.readString(Path.of("..", "README.md"));
+		String reference = Files.readString(Path.of("..", "docs", "configuration.md"));
 		List<Map<String, Object>> properties = JsonPath.read(metadata(), "$.properties[*]");
 		assertThat(properties).hasSizeGreaterThanOrEqualTo(10);
 		for (Map<String, Object> property : properties) {
 			String name = (String) property.get("name");
-			String row = readme.lines()
+			String row = reference.lines()
 				.filter((line) -> line.startsWith("| `" + name + "` |"))
 				.findFirst()
-				.orElseThrow(() -> new AssertionError("README.md has no configuration row for '" + name + "'"));
+				.orElseThrow(() -> new AssertionError("docs/configuration.md has no row for '" + name + "'"));
 			Object defaultValue = property.get("defaultValue");
 			if (defaultValue != null) {
 				assertThat(row).as("default of " + name).contains("`" + defaultValue + "`");

@@ -44,13 +44,7 @@ public class InventoryService {
 		// Every instance schedules it; it runs on one of them per tick, the others skip.
 	}
 
-	/**
-	 * What a reservation got.
-	 *
-	 * @param productId the product
-	 * @param reserved the units reserved, 0 when out of stock
-	 * @param fencingToken the token of the lock it ran under
-	 */
+	/** What a reservation got: the units reserved (0 when out of stock) and the lock's fencing token. */
 	public record Reservation(long productId, int reserved, long fencingToken) {
 	}
 
