@@ -37,6 +37,30 @@ class ConfigurationReferenceTests {
 		}
 	}
 
+	@Test
+	void theReadmesShortTableNamesPropertiesWithTheirDefaults() throws IOException {
+		String readme = Files.readString(Path.of("..", "README.md"));
+		int section = readme.indexOf("## Properties you will touch");
+		assertThat(section).as("README.md section 'Properties you will touch'").isNotNegative();
+		List<String> rows = readme.substring(section, readme.indexOf("\n## ", section + 1))
+			.lines()
+			.filter((line) -> line.startsWith("| `"))
+			.toList();
+		assertThat(rows).isNotEmpty();
+		List<Map<String, Object>> properties = JsonPath.read(metadata(), "$.properties[*]");
+		for (String row : rows) {
+			String name = row.substring(3, row.indexOf('`', 3));
+			Map<String, Object> property = properties.stream()
+				.filter((candidate) -> name.equals(candidate.get("name")))
+				.findFirst()
+				.orElseThrow(() -> new AssertionError("README.md names '" + name + "', which is not a property"));
+			Object defaultValue = property.get("defaultValue");
+			if (defaultValue != null) {
+				assertThat(row).as("README default of " + name).contains("`" + defaultValue + "`");
+			}
+		}
+	}
+
 	private static String metadata() throws IOException {
 		try (InputStream in = ConfigurationReferenceTests.class
 			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * A table in a page under {@code docs/} that a run of the build measured, between
- * {@code <!-- report: lock-test/target/fault-report.md keys=1,3 -->} and
+ * {@code <!-- report: lock-test/target/fault-report.md keys=1,3 sorted -->} and
  * {@code <!-- end report -->}. The report is the Markdown table the run wrote.
  * <p>
  * Measured cells move from run to run, so the check compares what a run must reproduce: the rows
@@ -26,13 +27,15 @@ import java.util.regex.Pattern;
  * @param page the page
  * @param report the report file, relative to the repository's root
  * @param keys the 1-based columns compared
+ * @param sorted whether the rewritten rows are sorted by their first cell (marker ending in
+ * {@code sorted}) rather than in the order the run wrote them
  * @param table the section's table lines
  */
-record ReportSection(Path page, String report, int[] keys, List<String> table) {
+record ReportSection(Path page, String report, int[] keys, boolean sorted, List<String> table) {
 
 	static final String UPDATE_PROPERTY = "distlock.docs.update";
 
-	private static final Pattern START = Pattern.compile("^<!-- report: (\\S+) keys=([0-9,]+) -->$");
+	private static final Pattern START = Pattern.compile("^<!-- report: (\\S+) keys=([0-9,]+)( sorted)? -->$");
 
 	private static final String END = "<!-- end report -->";
 
@@ -48,7 +51,8 @@ record ReportSection(Path page, String report, int[] keys, List<String> table) {
 						throw new IllegalStateException(Documentation.name(page) + " has no '" + END + "' after line " + (i + 1));
 					}
 					int[] keys = Arrays.stream(start.group(2).split(",")).mapToInt(Integer::parseInt).toArray();
-					sections.add(new ReportSection(page, report, keys, tableLines(lines.subList(i + 1, end))));
+					sections.add(new ReportSection(page, report, keys, start.group(3) != null,
+							tableLines(lines.subList(i + 1, end))));
 				}
 			}
 		}
@@ -91,7 +95,11 @@ record ReportSection(Path page, String report, int[] keys, List<String> table) {
 	void update() {
 		List<String> report = reportLines();
 		List<String> fresh = new ArrayList<>(report.subList(0, Math.min(2, report.size())));
-		fresh.addAll(rows(report).values());
+		List<String> rows = new ArrayList<>(rows(report).values());
+		if (this.sorted) {
+			rows.sort(Comparator.comparing((String row) -> row.split("\\|")[1].strip()));
+		}
+		fresh.addAll(rows);
 		String text = Documentation.read(this.page);
 		String start = "<!-- report: " + this.report + " keys=";
 		int from = text.indexOf("\n", text.indexOf(start)) + 1;
