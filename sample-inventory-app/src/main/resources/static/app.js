@@ -1,4 +1,5 @@
-// The inventory page: polls products and lock metrics, and runs flash sales.
+// The inventory page: polls products, lock metrics and the locks held now, runs flash sales, and
+// hands the sales' figures to the charts (charts.js).
 'use strict';
 
 function cell(text, className) {
@@ -38,11 +39,39 @@ async function refresh() {
   document.getElementById('orders').firstChild.textContent = orders ? orders.orders : 0;
 }
 
+async function refreshHeldLocks() {
+  const locks = await getJson('/actuator/locks');
+  const held = (locks && locks.held) || [];
+  const rows = document.querySelector('#held tbody');
+  if (held.length === 0) {
+    const tr = document.createElement('tr');
+    tr.append(cell('no lock held right now', 'empty'));
+    tr.firstChild.colSpan = 5;
+    rows.replaceChildren(tr);
+    return;
+  }
+  rows.replaceChildren(...held.map((lock) => {
+    const tr = document.createElement('tr');
+    tr.className = 'held';
+    tr.append(cell(lock.name), cell(lock.key), cell(lock.fencingToken), cell(new Date(lock.since).toLocaleTimeString()),
+      cell(lock.leaseRemaining));
+    return tr;
+  }));
+  const latest = Math.max(...held.map((lock) => lock.fencingToken));
+  document.getElementById('last-token').textContent = latest;
+}
+
+async function refreshTimeline() {
+  window.distlockDrawStock(await getJson('/api/flash-sales/timeline'));
+}
+
 async function startSale() {
   const button = document.getElementById('start');
   const status = document.getElementById('status');
   button.disabled = true;
   status.textContent = 'selling...';
+  // While the sale runs, the chart follows the units left, and the held locks table what is held.
+  const live = setInterval(() => { refreshTimeline(); refreshHeldLocks(); }, 200);
   try {
     const response = await fetch('/api/flash-sales', {
       method: 'POST',
@@ -63,15 +92,21 @@ async function startSale() {
         cell(r.p50Millis.toFixed(1) + ' ms'), cell(r.p99Millis.toFixed(1) + ' ms'), cell(r.lockAcquisitions));
       rows.prepend(tr);
     }
+    window.distlockDrawLatency(reports);
+    await refreshTimeline();
     status.textContent = 'done';
   } catch (error) {
     status.textContent = 'failed: ' + error;
   } finally {
+    clearInterval(live);
     button.disabled = false;
     refresh();
+    refreshHeldLocks();
   }
 }
 
 document.getElementById('start').addEventListener('click', startSale);
 refresh();
-setInterval(refresh, 500);
+refreshHeldLocks();
+setInterval(refresh, 1000);
+setInterval(refreshHeldLocks, 1000);

@@ -4,10 +4,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -20,47 +24,80 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
+import io.distlock.sample.inventory.reservation.Strategy;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A person's view of the sample: headless Chromium opens the page, starts a flash sale, waits for
- * its report and saves a screenshot to {@code target/screenshots/inventory-flash-sale.png}.
- * Skipped, saying why, on a machine without Chromium and ChromeDriver (Debian packages
- * {@code chromium} and {@code chromium-driver}).
+ * A person's view of the sample: headless Chromium opens the page, runs a flash sale with every
+ * safe strategy and the unguarded control, and checks what the page draws: the units left over
+ * time, one series per strategy (the control's below zero, the others not), buyer latency by
+ * percentile for each strategy, and the sales' table. It saves a screenshot to
+ * {@code target/screenshots/inventory-flash-sale.png}.
+ * <p>
+ * The browser comes from the environment ({@link BrowserBinaries}). Without one the test is
+ * skipped, saying why, except when {@code CI=true}: there a missing browser fails it, so that CI
+ * never passes without having looked at the page.
  */
-@Timeout(120)
+@Timeout(180)
 class InventoryPageBrowserTests {
 
-	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-
-	private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+	private static final Path SCREENSHOT = Path.of("target", "screenshots", "inventory-flash-sale.png");
 
 	@Test
-	void aPersonRunsAFlashSaleAndSeesNothingOversold() throws IOException {
-		assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-				"No browser: install the Debian packages chromium and chromium-driver to run this test");
+	void aPersonRunsAFlashSaleAndSeesTheControlOversellOnTheChart() throws IOException {
+		BrowserBinaries binaries = binaries();
 		try (ConfigurableApplicationContext app = InventoryServers.start(true)) {
 			String url = "http://localhost:" + app.getEnvironment().getProperty("local.server.port") + "/";
-			WebDriver browser = browser();
+			Path profile = Files.createTempDirectory("distlock-chromium-");
+			WebDriver browser = browser(binaries, profile);
 			try {
 				browser.get(url);
-				new Select(browser.findElement(By.id("strategy"))).selectByValue("ALL");
-				setValue(browser.findElement(By.id("buyers")), "100");
-				setValue(browser.findElement(By.id("stock")), "25");
+				new Select(browser.findElement(By.id("strategy"))).selectByValue("ALL,UNGUARDED");
+				setValue(browser.findElement(By.id("buyers")), "200");
+				setValue(browser.findElement(By.id("stock")), "50");
 				browser.findElement(By.id("start")).click();
-				WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(60));
-				wait.until((driver) -> driver.findElements(By.cssSelector("#reports tr.report")).size() == 4);
+				WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(120));
+				wait.until((driver) -> "done".equals(driver.findElement(By.id("status")).getText()));
 				wait.until((driver) -> !driver.findElements(By.cssSelector("#products tbody tr")).isEmpty());
-				for (WebElement report : browser.findElements(By.cssSelector("#reports tr.report"))) {
-					java.util.List<WebElement> cells = report.findElements(By.tagName("td"));
-					assertThat(cells.get(1).getText()).as("sold by " + cells.get(0).getText()).isEqualTo("25");
-					assertThat(cells.get(2).getText()).as("oversold by " + cells.get(0).getText()).isEqualTo("0");
+
+				List<WebElement> reports = browser.findElements(By.cssSelector("#reports tr.report"));
+				assertThat(reports).hasSize(5);
+				for (WebElement report : reports) {
+					List<WebElement> cells = report.findElements(By.tagName("td"));
+					String strategy = cells.get(0).getText();
+					if (!strategy.equals(Strategy.UNGUARDED.name())) {
+						assertThat(cells.get(1).getText()).as("sold by " + strategy).isEqualTo("50");
+						assertThat(cells.get(2).getText()).as("oversold by " + strategy).isEqualTo("0");
+					}
 				}
-				Path screenshot = Path.of("target", "screenshots", "inventory-flash-sale.png");
-				Files.createDirectories(screenshot.getParent());
-				Files.write(screenshot, ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
-				assertThat(Files.size(screenshot)).isPositive();
+
+				JavascriptExecutor page = (JavascriptExecutor) browser;
+				Map<String, Object> stock = chart(page, "stock");
+				assertThat(series(stock)).as("series on the stock chart")
+					.containsOnlyKeys("LOCK", "GUARD", "OPTIMISTIC", "FENCED", "UNGUARDED")
+					.allSatisfy((strategy, points) -> assertThat(((Number) points).intValue())
+						.as("points of " + strategy).isGreaterThanOrEqualTo(2));
+				Map<String, Object> lowest = map(stock.get("min"));
+				assertThat(((Number) lowest.get("UNGUARDED")).intValue()).as("the control's lowest units left")
+					.isNegative();
+				lowest.forEach((strategy, min) -> {
+					if (!strategy.equals("UNGUARDED")) {
+						assertThat(((Number) min).intValue()).as("lowest units left of " + strategy).isZero();
+					}
+				});
+				assertThat(series(chart(page, "latency"))).as("series on the latency chart")
+					.containsOnlyKeys("LOCK", "GUARD", "OPTIMISTIC", "FENCED", "UNGUARDED")
+					.allSatisfy((strategy, percentiles) -> assertThat((List<?>) percentiles).hasSize(4));
+				assertThat(browser.findElements(By.cssSelector("#stock-chart canvas"))).hasSize(1);
+				assertThat(browser.findElements(By.cssSelector("#latency-chart canvas"))).hasSize(1);
+				assertThat(browser.findElement(By.id("stock-chart")).getAttribute("data-series")).isEqualTo("5");
+				assertThat(browser.findElements(By.cssSelector("#held tbody tr"))).isNotEmpty();
+
+				Files.createDirectories(SCREENSHOT.getParent());
+				Files.write(SCREENSHOT, ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+				assertThat(Files.size(SCREENSHOT)).isPositive();
 			}
 			finally {
 				browser.quit();
@@ -68,16 +105,41 @@ class InventoryPageBrowserTests {
 		}
 	}
 
-	private static WebDriver browser() {
+	private static BrowserBinaries binaries() {
+		Optional<BrowserBinaries> binaries = BrowserBinaries.find(System.getenv());
+		if (binaries.isEmpty() && "true".equalsIgnoreCase(System.getenv("CI"))) {
+			throw new AssertionError("CI=true but no browser for the page's test: " + BrowserBinaries.whereLooked());
+		}
+		assumeTrue(binaries.isPresent(), () -> "No browser: " + BrowserBinaries.whereLooked());
+		return binaries.get();
+	}
+
+	private static WebDriver browser(BrowserBinaries binaries, Path profile) {
 		ChromeOptions options = new ChromeOptions();
-		options.setBinary(CHROMIUM.toFile());
-		// As root without a sandbox, and without the background traffic this closed network refuses.
+		options.setBinary(binaries.browser().toFile());
+		// As root without a sandbox, a fresh profile, and without the background traffic this
+		// closed network refuses.
 		options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 				"--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-				"--disable-sync", "--window-size=1280,1100");
-		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+				"--disable-sync", "--user-data-dir=" + profile.toAbsolutePath(), "--window-size=1400,1500");
+		ChromeDriverService service = new ChromeDriverService.Builder()
+			.usingDriverExecutable(binaries.driver().toFile())
 			.build();
 		return new ChromeDriver(service, options);
+	}
+
+	private static Map<String, Object> chart(JavascriptExecutor page, String name) {
+		return map(page.executeScript("return window.distlockCharts." + name + ";"));
+	}
+
+	private static Map<String, Object> series(Map<String, Object> chart) {
+		return map(chart.get("series"));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> map(Object value) {
+		assertThat(value).isInstanceOf(Map.class);
+		return (Map<String, Object>) value;
 	}
 
 	private static void setValue(WebElement input, String value) {

@@ -1,5 +1,6 @@
 package io.distlock.sample.inventory.sale;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,6 +33,8 @@ public class FlashSale {
 
 	private static final Log logger = LogFactory.getLog(FlashSale.class);
 
+	private static final Duration SAMPLE_INTERVAL = Duration.ofMillis(10);
+
 	private final Reservations reservations;
 
 	private final ProductRepository products;
@@ -40,12 +43,15 @@ public class FlashSale {
 
 	private final ObjectProvider<MeterRegistry> meters;
 
+	private final SaleTimeline timeline;
+
 	public FlashSale(Reservations reservations, ProductRepository products, OrderRepository orders,
-			ObjectProvider<MeterRegistry> meters) {
+			ObjectProvider<MeterRegistry> meters, SaleTimeline timeline) {
 		this.reservations = reservations;
 		this.products = products;
 		this.orders = orders;
 		this.meters = meters;
+		this.timeline = timeline;
 	}
 
 	/**
@@ -69,7 +75,9 @@ public class FlashSale {
 					return buy(strategy, productId);
 				}));
 			}
+			this.timeline.start(strategy, stock);
 			long startNanos = System.nanoTime();
+			Thread sampler = sampler(strategy, productId, stock, startNanos);
 			start.countDown();
 			long[] latencies = new long[buyers];
 			int rejected = 0;
@@ -85,13 +93,17 @@ public class FlashSale {
 				}
 			}
 			long durationNanos = System.nanoTime() - startNanos;
+			sampler.interrupt();
+			sampler.join(TimeUnit.SECONDS.toMillis(5));
 			int sold = this.orders.soldQuantity(productId);
+			this.timeline.sample(strategy, TimeUnit.NANOSECONDS.toMillis(durationNanos), stock - sold);
 			int finalStock = this.products.stock(productId);
 			Arrays.sort(latencies);
 			FlashSaleReport report = new FlashSaleReport(strategy, productId, buyers, stock, sold, finalStock,
 					Math.max(0, sold - stock), finalStock + sold == stock, rejected, errors,
 					TimeUnit.NANOSECONDS.toMillis(durationNanos), buyers / (durationNanos / 1e9),
-					percentileMillis(latencies, 0.50), percentileMillis(latencies, 0.99),
+					percentileMillis(latencies, 0.50), percentileMillis(latencies, 0.90),
+					percentileMillis(latencies, 0.99), percentileMillis(latencies, 1.0),
 					lockCount(strategy, "acquired") - grantsBefore, lockCount(strategy, "timeout") - timeoutsBefore);
 			logger.info("Flash sale " + report.summary());
 			return report;
@@ -99,6 +111,29 @@ public class FlashSale {
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	/**
+	 * Start a thread that records the units left every few milliseconds until interrupted, for
+	 * the page's chart (one query per sample, on the pool the buyers share).
+	 */
+	private Thread sampler(Strategy strategy, long productId, int stock, long startNanos) {
+		Thread sampler = new Thread(() -> {
+			while (!Thread.currentThread().isInterrupted()) {
+				long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+				this.timeline.sample(strategy, elapsedMillis, stock - this.orders.soldQuantity(productId));
+				try {
+					Thread.sleep(SAMPLE_INTERVAL.toMillis());
+				}
+				catch (InterruptedException ex) {
+					// The sale is over: the caller records the last sample.
+					return;
+				}
+			}
+		}, "flash-sale-sampler");
+		sampler.setDaemon(true);
+		sampler.start();
+		return sampler;
 	}
 
 	private Purchase buy(Strategy strategy, long productId) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -14,7 +15,8 @@ import io.distlock.sample.inventory.reservation.Strategy;
 /**
  * Flash sales over HTTP: {@code POST /api/flash-sales} with
  * {@code {"strategy":"LOCK","buyers":200,"stock":50}}; strategy {@code ALL} runs the four safe
- * strategies one after another.
+ * strategies one after another, and a comma-separated list such as {@code ALL,UNGUARDED} runs
+ * each in turn. {@code GET /api/flash-sales/timeline} gives the units left over time.
  */
 @RestController
 public class FlashSaleController {
@@ -23,8 +25,11 @@ public class FlashSaleController {
 
 	private final FlashSale flashSale;
 
-	public FlashSaleController(FlashSale flashSale) {
+	private final SaleTimeline timeline;
+
+	public FlashSaleController(FlashSale flashSale, SaleTimeline timeline) {
 		this.flashSale = flashSale;
+		this.timeline = timeline;
 	}
 
 	@PostMapping("/api/flash-sales")
@@ -33,13 +38,39 @@ public class FlashSaleController {
 			throw new ResponseStatusException(HttpStatus.BAD_REQUEST,
 					"buyers must be between 1 and " + MAX_BUYERS + " and stock at least 0");
 		}
-		List<Strategy> strategies = "ALL".equalsIgnoreCase(request.strategy()) ? Strategy.SAFE
-				: List.of(strategy(request.strategy()));
+		List<Strategy> strategies = strategies(request.strategy());
+		this.timeline.begin();
 		List<FlashSaleReport> reports = new ArrayList<>();
 		for (Strategy strategy : strategies) {
 			reports.add(this.flashSale.run(strategy, request.buyers(), request.stock()));
 		}
 		return reports;
+	}
+
+	/**
+	 * The units left over time in the latest request's sales, for the page's chart; it polls
+	 * this while a sale runs.
+	 * @return one series per strategy
+	 */
+	@GetMapping("/api/flash-sales/timeline")
+	public SaleTimeline.Snapshot timeline() {
+		return this.timeline.snapshot();
+	}
+
+	private static List<Strategy> strategies(String names) {
+		if (names == null) {
+			throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "No strategy");
+		}
+		List<Strategy> strategies = new ArrayList<>();
+		for (String name : names.split(",")) {
+			if ("ALL".equalsIgnoreCase(name.strip())) {
+				strategies.addAll(Strategy.SAFE);
+			}
+			else {
+				strategies.add(strategy(name.strip()));
+			}
+		}
+		return strategies;
 	}
 
 	private static Strategy strategy(String name) {

@@ -18,13 +18,16 @@ import io.distlock.sample.inventory.reservation.Strategy;
  * @param durationMillis how long the sale took
  * @param buyersPerSecond buyers served per second
  * @param p50Millis median latency of one purchase
+ * @param p90Millis 90th percentile latency of one purchase
  * @param p99Millis 99th percentile latency of one purchase
+ * @param maxMillis the slowest purchase
  * @param lockAcquisitions distributed lock grants during the sale
  * @param lockTimeouts distributed lock acquisitions that timed out during the sale
  */
 public record FlashSaleReport(Strategy strategy, long productId, int buyers, int initialStock, int sold, int finalStock,
 		int oversold, boolean consistent, int rejected, int errors, long durationMillis, double buyersPerSecond,
-		double p50Millis, double p99Millis, long lockAcquisitions, long lockTimeouts) {
+		double p50Millis, double p90Millis, double p99Millis, double maxMillis, long lockAcquisitions,
+		long lockTimeouts) {
 
 	/**
 	 * Return the report as one log line.

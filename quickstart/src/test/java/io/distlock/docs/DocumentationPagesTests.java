@@ -1,0 +1,59 @@
+package io.distlock.docs;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Keeps the README a landing page: short, linking every page under {@code docs/}, and no link in
+ * the README or in {@code docs/} that leads nowhere.
+ */
+class DocumentationPagesTests {
+
+	private static final int README_MAX_LINES = 250;
+
+	private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+
+	@Test
+	void theReadmeIsAtMost250Lines() {
+		assertThat(Documentation.read(Documentation.README).lines().count()).isLessThanOrEqualTo(README_MAX_LINES);
+	}
+
+	@Test
+	void theReadmeLinksEveryDocsPage() {
+		String readme = Documentation.read(Documentation.README);
+		List<Path> pages = Documentation.docsPages();
+		assertThat(pages).isNotEmpty();
+		for (Path page : pages) {
+			assertThat(readme).as("README.md links " + Documentation.name(page))
+				.contains("](" + Documentation.name(page) + ")");
+		}
+	}
+
+	@Test
+	void everyRelativeLinkLeadsToAFile() {
+		List<String> broken = new ArrayList<>();
+		for (Path page : Documentation.allPages()) {
+			Matcher link = LINK.matcher(Documentation.read(page));
+			while (link.find()) {
+				String target = link.group(1);
+				if (target.startsWith("http") || target.startsWith("#") || target.startsWith("mailto:")) {
+					continue;
+				}
+				String file = target.contains("#") ? target.substring(0, target.indexOf('#')) : target;
+				if (!Files.exists(page.getParent().resolve(file))) {
+					broken.add(Documentation.name(page) + " -> " + target);
+				}
+			}
+		}
+		assertThat(broken).as("links to files that do not exist").isEmpty();
+	}
+
+}
