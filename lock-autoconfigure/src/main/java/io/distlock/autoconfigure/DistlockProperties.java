@@ -81,6 +81,8 @@ public class DistlockProperties implements InitializingBean {
 
 	private final LocalHandoff localHandoff = new LocalHandoff();
 
+	private final LossDetection lossDetection = new LossDetection();
+
 	/**
 	 * What to do at startup when the Redis that holds the locks may evict keys under memory
 	 * pressure (a maxmemory with a policy other than noeviction): warn, strict (refuse to start,
@@ -176,6 +178,10 @@ public class DistlockProperties implements InitializingBean {
 		return this.localHandoff;
 	}
 
+	public LossDetection getLossDetection() {
+		return this.lossDetection;
+	}
+
 	public EvictionCheck getEvictionCheck() {
 		return this.evictionCheck;
 	}
@@ -236,6 +242,10 @@ public class DistlockProperties implements InitializingBean {
 		this.redlock.validate(this.leaseTime);
 		this.replicaAcknowledgement.validate();
 		this.localHandoff.validate();
+		if (this.lossDetection.isKeyspaceEvents() && this.redlock.isEnabled()) {
+			throw new InvalidLockPropertyException("distlock.loss-detection.keyspace-events", true,
+					"is not supported with Redlock (distlock.redlock.enabled): turn one of them off");
+		}
 		if (this.redlock.isEnabled() && this.replicaAcknowledgement.getReplicas() > 0) {
 			throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas",
 					this.replicaAcknowledgement.getReplicas(),
@@ -407,6 +417,30 @@ public class DistlockProperties implements InitializingBean {
 
 		/** Do not check. */
 		OFF
+
+	}
+
+	/**
+	 * Loss detection properties ({@code distlock.loss-detection.*}): how a holder learns that
+	 * its lock was lost besides the watchdog's renewal.
+	 */
+	public static class LossDetection {
+
+		/**
+		 * Whether to learn of a lost lock the moment Redis deletes, expires or evicts its key,
+		 * from keyspace notifications, instead of at the next renewal. Needs the server's
+		 * notify-keyspace-events to include 'Egxe' (startup fails if it does not). Exclusive and
+		 * write locks on a single Redis; not with Redlock or Redis Cluster.
+		 */
+		private boolean keyspaceEvents;
+
+		public boolean isKeyspaceEvents() {
+			return this.keyspaceEvents;
+		}
+
+		public void setKeyspaceEvents(boolean keyspaceEvents) {
+			this.keyspaceEvents = keyspaceEvents;
+		}
 
 	}
 

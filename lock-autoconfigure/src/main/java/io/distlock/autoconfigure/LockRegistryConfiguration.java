@@ -56,6 +56,7 @@ class LockRegistryConfiguration {
 			.waitStrategy(properties.getWaitStrategy())
 			.fenceRetentionTime(properties.getFenceRetentionTime())
 			.localHandoff(properties.getLocalHandoff().getMaxHandoffs(), properties.getLocalHandoff().getMaxTime())
+			.keyspaceEvents(properties.getLossDetection().isKeyspaceEvents())
 			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));
 		if (properties.getRetryInterval() != null) {
 			builder.retryInterval(properties.getRetryInterval());

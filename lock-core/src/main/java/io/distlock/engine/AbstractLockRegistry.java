@@ -8,6 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.LockAcquisitionException;
@@ -30,6 +33,11 @@ import io.distlock.core.LockRequest;
  * lease and signals a loss exactly once.
  */
 public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(AbstractLockRegistry.class);
+
+	/** The modes whose gate a store key names directly. */
+	private static final List<LockMode> SUSPECTED_MODES = List.of(LockMode.EXCLUSIVE, LockMode.WRITE);
 
 	private final LockStore store;
 
@@ -232,6 +240,34 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 			}
 		}
 		this.store.close();
+	}
+
+	/**
+	 * Check at once whether this registry still holds the given key, because the store said the
+	 * key may be gone (a keyspace event). A grant of this registry that the store no longer holds
+	 * is declared lost; any other suspicion costs nothing but a map lookup. Exclusive and write
+	 * locks only. Called on the driver's thread: the check runs on the watchdog's I/O thread.
+	 * @param key the user key
+	 */
+	protected final void suspectLoss(String key) {
+		for (LockMode mode : SUSPECTED_MODES) {
+			Gate gate = this.gates.find(KeyGates.gateKey(mode, key, null, 0));
+			Grant grant = (gate != null) ? gate.grant() : null;
+			if (grant != null && grant.isActive()) {
+				this.watchdog.runInBackground(() -> confirmQuietly(grant));
+			}
+		}
+	}
+
+	private void confirmQuietly(Grant grant) {
+		try {
+			confirm(grant);
+		}
+		catch (RuntimeException ex) {
+			// A suspicion only: the watchdog's renewal and deadline still decide if the store
+			// cannot answer now.
+			logger.debug("Could not confirm lock for key '" + grant.key() + "' after a keyspace event", ex);
+		}
 	}
 
 	// ---- used by RegistryLock and HeldLease

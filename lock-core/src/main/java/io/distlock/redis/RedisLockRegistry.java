@@ -43,6 +43,8 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 
 	private final String keyPrefix;
 
+	private final KeyspaceLossEvents lossEvents;
+
 	/**
 	 * Create a registry with the default options: key prefix {@value #DEFAULT_KEY_PREFIX}, a
 	 * 30 s lease renewed every 10 s while held, and pub/sub waiting.
@@ -60,6 +62,27 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 		super(new RedisLockStore(builder.connectionFactory, keys, builder.fenceRetentionTime(), builder.replicas,
 				builder.replicaTimeout), builder.settings());
 		this.keyPrefix = keys.prefix();
+		this.lossEvents = builder.keyspaceEvents ? new KeyspaceLossEvents(builder.connectionFactory, keys) : null;
+		if (this.lossEvents != null) {
+			try {
+				this.lossEvents.start(this::suspectLoss);
+			}
+			catch (RuntimeException ex) {
+				super.close();
+				throw ex;
+			}
+		}
+	}
+
+	/**
+	 * Stop listening for keyspace events, then close the registry.
+	 */
+	@Override
+	public void close() {
+		if (this.lossEvents != null) {
+			this.lossEvents.stop();
+		}
+		super.close();
 	}
 
 	/**
@@ -90,6 +113,8 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 
 		private Duration replicaTimeout = Duration.ofMillis(100);
 
+		private boolean keyspaceEvents;
+
 		private Builder(RedisConnectionFactory connectionFactory) {
 			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
 		}
@@ -112,6 +137,20 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 			}
 			this.replicas = replicas;
 			this.replicaTimeout = timeout;
+			return this;
+		}
+
+		/**
+		 * Learn of a lost lock the moment Redis deletes, expires or evicts its key, from keyspace
+		 * notifications, instead of at the next renewal: a holder is told within milliseconds
+		 * of an administrator's {@code DEL}. Needs the server's {@code notify-keyspace-events}
+		 * to include {@code Egxe} (checked at build; the build fails if it does not, and warns if
+		 * {@code CONFIG} is refused). Exclusive and write locks; not on Redis Cluster.
+		 * @param keyspaceEvents whether to listen (default {@code false})
+		 * @return this builder
+		 */
+		public Builder keyspaceEvents(boolean keyspaceEvents) {
+			this.keyspaceEvents = keyspaceEvents;
 			return this;
 		}
 
