@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +43,12 @@ final class RedlockStore implements LockStore {
 	private final Duration perNodeTimeout;
 
 	/** The grants whose renewal is on its way, each with the latch its batch opens when done. */
-	private final Map<String, CountDownLatch> renewing = new ConcurrentHashMap<>();
+	/**
+	 * The renewals on their way per grant: one that overlaps another (the watchdog starts the
+	 * next batch once a quorum answered, while a slow node may still run the last) joins it, so
+	 * that a release waits for every one of them.
+	 */
+	private final Map<String, CompletableFuture<Void>> renewing = new ConcurrentHashMap<>();
 
 	/** Grants released lately, with when: a renewal computed before the release skips them. */
 	private final Map<String, Long> released = new ConcurrentHashMap<>();
@@ -107,16 +111,19 @@ final class RedlockStore implements LockStore {
 		forgetOldReleases();
 		this.released.put(id, System.nanoTime());
 		boolean released = releaseOnQuorum(key, owner);
-		CountDownLatch renewal = this.renewing.get(id);
+		CompletableFuture<Void> renewal = this.renewing.get(id);
 		if (renewal != null) {
 			// A renewal already on its way re-creates the key on a node where this release
 			// deleted it first: wait for it, then give the key back once more.
 			try {
 				// Bounded: a node that hangs beyond its command timeout keeps the renewal open.
-				renewal.await(Math.max(2_000, this.perNodeTimeout.toMillis() * 4), TimeUnit.MILLISECONDS);
+				renewal.get(Math.max(2_000, this.perNodeTimeout.toMillis() * 4), TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				// Waited long enough: the give-back below is best effort either way.
 			}
 			try {
 				releaseOnQuorum(key, owner);
@@ -154,9 +161,10 @@ final class RedlockStore implements LockStore {
 		for (HeldKey grant : grants) {
 			requireExclusive(grant.mode());
 		}
-		CountDownLatch done = new CountDownLatch(1);
+		CompletableFuture<Void> done = new CompletableFuture<>();
 		for (HeldKey grant : grants) {
-			this.renewing.put(grantId(grant.key(), grant.owner()), done);
+			this.renewing.merge(grantId(grant.key(), grant.owner()), done,
+					(running, next) -> CompletableFuture.allOf(running, next));
 		}
 		boolean[] renewed = new boolean[grants.size()];
 		CompletableFuture<Void> finished = CompletableFuture.completedFuture(null);
@@ -202,10 +210,11 @@ final class RedlockStore implements LockStore {
 		}
 		finally {
 			finished.whenComplete((result, failure) -> {
+				done.complete(null);
 				for (HeldKey grant : grants) {
-					this.renewing.remove(grantId(grant.key(), grant.owner()), done);
+					this.renewing.computeIfPresent(grantId(grant.key(), grant.owner()),
+							(id, renewals) -> renewals.isDone() ? null : renewals);
 				}
-				done.countDown();
 			});
 		}
 	}
