@@ -52,6 +52,7 @@ class AnnotationOverheadBenchmark {
 				| overhead of the annotation | %.0f | |
 				""", annotated[0], annotated[1], direct[0], direct[1], annotated[0] - direct[0]);
 		Files.writeString(Path.of("target", "annotation-overhead.md"), table);
+		BenchmarkPage.publish("annotation-overhead", table);
 		System.out.println(table);
 	}
 

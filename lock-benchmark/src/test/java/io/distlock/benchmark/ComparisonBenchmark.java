@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The full side-by-side comparison, run only with {@code -Pbench}; writes
- * {@code target/benchmark.md} and {@code target/benchmark.svg}. Not a test of speed: it fails
+ * {@code target/benchmark.md} and {@code target/benchmark.svg}, and with
+ * {@code -Ddistlock.docs.update=true} the same into {@code docs/}. Not a test of speed: it fails
  * only if a contender lets two holders in.
  */
 class ComparisonBenchmark {
@@ -18,6 +19,8 @@ class ComparisonBenchmark {
 		int rounds = Integer.parseInt(System.getProperty("bench.rounds", "5"));
 		BenchmarkReport report = Comparison.run(perRun, rounds);
 		report.write(Path.of("target"));
+		BenchmarkPage.publish("comparison", report.markdown());
+		BenchmarkPage.copy(Path.of("target", "benchmark.svg"));
 		System.out.println(report.markdown());
 	}
 

@@ -47,6 +47,7 @@ class UncontendedCycleBenchmark {
 				| floor (SET NX + Lua) | %.1f | %.1f | 1.00 |
 				""", distlock[0], distlock[1], distlock[0] / floor[0], floor[0], floor[1]);
 		Files.writeString(Path.of("target", "uncontended-cycle.md"), table);
+		BenchmarkPage.publish("uncontended-cycle", table);
 		System.out.println(table);
 	}
 

@@ -17,6 +17,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -27,6 +27,7 @@ import io.distlock.core.LockLease;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.network.FaultProxy;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;

@@ -27,6 +27,7 @@ import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.FencedHolderMain;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

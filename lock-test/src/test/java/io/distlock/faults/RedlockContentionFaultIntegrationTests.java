@@ -26,6 +26,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.redlock.RedlockRegistry;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -33,6 +33,7 @@ import io.distlock.redis.RedisLockStore;
 import io.distlock.store.ForwardingLockStore;
 import io.distlock.test.network.FaultProxy;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.distlock.sample.inventory.reservation.Strategy;
+import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
