@@ -1,0 +1,122 @@
+package io.distlock.autoconfigure;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.WaitStrategy;
+
+/**
+ * Checks at startup that the Redis holding the locks runs the commands distlock needs, as
+ * managed services rename or disable some of them: {@code EVALSHA} always (every lock operation
+ * is a Lua script run by SHA), {@code PUBLISH} with {@code distlock.wait-strategy=pub-sub} (the
+ * release notification), {@code WAIT} with {@code distlock.replica-acknowledgement.replicas}
+ * above 0, and {@code TIME} for read locks. A refused command that the configuration needs stops
+ * startup with a message naming the command, the property and what to do; one it does not need
+ * is ignored. Each probe is harmless: {@code EVALSHA} of an unknown script, {@code PUBLISH} to a
+ * channel nobody reads, {@code WAIT 0 0}, {@code TIME}.
+ */
+final class LockStoreCommandCheck implements SmartInitializingSingleton {
+
+	private static final Log logger = LogFactory.getLog(LockStoreCommandCheck.class);
+
+	private static final String NO_SCRIPT_SHA = "0000000000000000000000000000000000000000";
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final DistlockProperties properties;
+
+	LockStoreCommandCheck(RedisConnectionFactory connectionFactory, DistlockProperties properties) {
+		this.connectionFactory = connectionFactory;
+		this.properties = properties;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			check(connection);
+		}
+		catch (LockConfigurationException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			// The store may be down at startup; the registry reports that at first use and in
+			// health, so a failed check does not stop the application.
+			logger.info("Distributed locks: could not check the commands of the Redis that holds the locks: "
+					+ ex.getMessage());
+		}
+	}
+
+	private void check(RedisConnection connection) {
+		String refusal = refusal(() -> connection.scriptingCommands()
+			.evalSha(NO_SCRIPT_SHA, ReturnType.STATUS, 0));
+		if (refusal != null) {
+			throw new LockConfigurationException("The Redis that holds the locks refuses EVALSHA (" + refusal
+					+ "): distlock runs every lock operation as a Lua script by SHA (EVALSHA, with SCRIPT LOAD) and "
+					+ "cannot run without it. Use a Redis (or a plan of your provider) that allows Lua scripting");
+		}
+		int replicas = this.properties.getReplicaAcknowledgement().getReplicas();
+		if (replicas > 0) {
+			refusal = refusal(() -> connection.execute("WAIT", bytes("0"), bytes("0")));
+			if (refusal != null) {
+				throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas", replicas,
+						"requires the WAIT command, which the Redis that holds the locks refuses (" + refusal
+								+ "); set distlock.replica-acknowledgement.replicas=0 (grants are then not "
+								+ "confirmed by replicas) or use a Redis that allows WAIT");
+			}
+		}
+		if (this.properties.getWaitStrategy() == WaitStrategy.PUB_SUB) {
+			refusal = refusal(() -> connection.publish(bytes("distlock:command-check"), bytes("")));
+			if (refusal != null) {
+				throw new InvalidLockPropertyException("distlock.wait-strategy", "pub-sub",
+						"requires PUBLISH and SUBSCRIBE, and the Redis that holds the locks refuses PUBLISH ("
+								+ refusal + "); set distlock.wait-strategy=polling (waiters then retry after "
+								+ "the holder's remaining lease or the retry interval) or allow pub/sub");
+			}
+		}
+		refusal = refusal(() -> connection.serverCommands().time());
+		if (refusal != null) {
+			logger.warn("Distributed locks: the Redis that holds the locks refuses TIME (" + refusal
+					+ "): read locks cannot check whether they are still held; exclusive locks are not affected");
+		}
+	}
+
+	/**
+	 * Run a probe; return why the server refused the command (unknown, renamed, disabled or not
+	 * permitted), or {@code null} if it ran or failed for another reason (such as a missing
+	 * script, which is the expected answer of the EVALSHA probe).
+	 */
+	private static String refusal(Runnable probe) {
+		try {
+			probe.run();
+			return null;
+		}
+		catch (RuntimeException ex) {
+			for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+				String message = String.valueOf(cause.getMessage());
+				String lower = message.toLowerCase(Locale.ROOT);
+				if (lower.contains("unknown command") || lower.contains("noperm") || lower.contains("not allowed")
+						|| lower.contains("disabled")) {
+					return message;
+				}
+				if (lower.contains("noscript")) {
+					return null;
+				}
+			}
+			throw ex;
+		}
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
