@@ -3,6 +3,8 @@ package io.distlock.autoconfigure;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -10,6 +12,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.util.ClassUtils;
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.WaitStrategy;
@@ -65,7 +69,7 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 		}
 		int replicas = this.properties.getReplicaAcknowledgement().getReplicas();
 		if (replicas > 0) {
-			refusal = refusal(() -> connection.execute("WAIT", bytes("0"), bytes("0")));
+			refusal = refusal(() -> LettuceWaitProbe.waitForNoReplica(connection));
 			if (refusal != null) {
 				throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas", replicas,
 						"requires the WAIT command, which the Redis that holds the locks refuses (" + refusal
@@ -91,8 +95,9 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 
 	/**
 	 * Run a probe; return why the server refused the command (unknown, renamed, disabled or not
-	 * permitted), or {@code null} if it ran or failed for another reason (such as a missing
-	 * script, which is the expected answer of the EVALSHA probe).
+	 * permitted), or {@code null} if it ran or failed for another reason: a missing script is the
+	 * expected answer of the EVALSHA probe, and any other failure says the command exists (the
+	 * registry reports an unreachable store at first use and in health).
 	 */
 	private static String refusal(Runnable probe) {
 		try {
@@ -107,16 +112,30 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 						|| lower.contains("disabled")) {
 					return message;
 				}
-				if (lower.contains("noscript")) {
-					return null;
-				}
 			}
-			throw ex;
+			logger.debug("Distributed locks: a command probe failed without refusing the command", ex);
+			return null;
 		}
 	}
 
 	private static byte[] bytes(String value) {
 		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * {@code WAIT 0 0} with an integer reply: Spring Data has no {@code WAIT} and its generic
+	 * {@code execute} would decode the reply as bytes. Replica acknowledgement is Lettuce-only
+	 * (the engine sends {@code WAIT} through Lettuce), so other drivers are not probed.
+	 */
+	private static final class LettuceWaitProbe {
+
+		static void waitForNoReplica(RedisConnection connection) {
+			if (ClassUtils.isPresent("io.lettuce.core.output.IntegerOutput", LockStoreCommandCheck.class.getClassLoader())
+					&& connection instanceof LettuceConnection lettuce) {
+				lettuce.execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), bytes("0"), bytes("0"));
+			}
+		}
+
 	}
 
 }

@@ -81,7 +81,7 @@ class DashboardMetricsIntegrationTests {
 		jobs.quick("a");
 		CountDownLatch release = new CountDownLatch(1);
 		CompletableFuture<Void> holding = CompletableFuture.runAsync(() -> jobs.slow(release));
-		await().atMost(Duration.ofSeconds(10)).until(() -> jobs.started.getCount() == 0);
+		await().atMost(Duration.ofSeconds(10)).until(jobs::hasStarted);
 		// Contention: one caller times out, one is skipped.
 		CompletableFuture.runAsync(() -> {
 			try {
@@ -145,7 +145,11 @@ class DashboardMetricsIntegrationTests {
 
 	public static class Jobs {
 
-		final CountDownLatch started = new CountDownLatch(1);
+		private final CountDownLatch started = new CountDownLatch(1);
+
+		public boolean hasStarted() {
+			return this.started.getCount() == 0;
+		}
 
 		@DistributedLock(key = "'report:' + #name")
 		public void quick(String name) {

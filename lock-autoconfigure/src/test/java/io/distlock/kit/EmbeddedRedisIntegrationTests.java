@@ -99,7 +99,7 @@ class EmbeddedRedisIntegrationTests {
 			this.value = read + 1;
 		}
 
-		long value() {
+		public long value() {
 			return this.value;
 		}
 
