@@ -23,7 +23,7 @@ import io.distlock.core.WaitStrategy;
  * managed services rename or disable some of them: {@code EVALSHA} always (every lock operation
  * is a Lua script run by SHA), {@code PUBLISH} with {@code distlock.wait-strategy=pub-sub} (the
  * release notification), {@code WAIT} with {@code distlock.replica-acknowledgement.replicas}
- * above 0, and {@code TIME} for read locks. A refused command that the configuration needs stops
+ * above 0, and {@code TIME} always (the acquire scripts mint fencing tokens from it). A refused command that the configuration needs stops
  * startup with a message naming the command, the property and what to do; one it does not need
  * is ignored. Each probe is harmless: {@code EVALSHA} of an unknown script, {@code PUBLISH} to a
  * channel nobody reads, {@code WAIT 0 0}, {@code TIME}.
@@ -88,8 +88,9 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 		}
 		refusal = refusal(() -> connection.serverCommands().time());
 		if (refusal != null) {
-			logger.warn("Distributed locks: the Redis that holds the locks refuses TIME (" + refusal
-					+ "): read locks cannot check whether they are still held; exclusive locks are not affected");
+			throw new LockConfigurationException("The Redis that holds the locks refuses TIME (" + refusal
+					+ "): the acquire scripts mint fencing tokens from the server's clock (redis.call('time')) "
+					+ "and read locks compare expiries with it. Use a Redis that allows TIME");
 		}
 	}
 

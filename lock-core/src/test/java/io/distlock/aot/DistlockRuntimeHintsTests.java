@@ -62,7 +62,6 @@ class DistlockRuntimeHintsTests {
 		RuntimeHints hints = processAheadOfTime(Plain.class);
 		Method method = ReflectionUtils.findMethod(Plain.class, "work");
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method)).rejects(hints);
-		assertThat(RuntimeHintsPredicates.reflection().onType(Plain.class)).rejects(hints);
 	}
 
 	private static RuntimeHints processAheadOfTime(Class<?> beanClass) {
