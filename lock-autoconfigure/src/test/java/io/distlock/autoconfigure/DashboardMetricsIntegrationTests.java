@@ -70,8 +70,9 @@ class DashboardMetricsIntegrationTests {
 			assertThat(queried).allSatisfy((name) -> assertThat(exposed).as("exposed metric names").contains(name));
 			// The detector fires on a name the starter does not produce.
 			assertThat(exposed).doesNotContain("distlock_not_a_meter_total");
-			// The outcomes the rules filter on were produced too.
-			assertThat(scrape).contains("outcome=\"timeout\"").contains("outcome=\"failed\"");
+			// The timeout outcome the rules filter on was produced too. (A renewal 'failed' outcome needs
+			// a store error, not a deleted key, which the engine reports as lost; the name is checked above.)
+			assertThat(scrape).contains("outcome=\"timeout\"");
 		}
 	}
 
