@@ -37,6 +37,11 @@ public final class DistlockMetricsAutoConfiguration {
 			return new MicrometerLockListener(meterRegistry);
 		}
 
+		@Bean
+		static LockWaitHistogramMeterFilter distlockWaitHistogramMeterFilter() {
+			return new LockWaitHistogramMeterFilter();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

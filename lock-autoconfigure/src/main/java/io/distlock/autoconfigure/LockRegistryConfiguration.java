@@ -77,6 +77,13 @@ class LockRegistryConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnBean(RedisLockRegistry.class)
+	LockStoreCommandCheck distlockCommandCheck(RedisConnectionFactory connectionFactory,
+			DistlockProperties properties) {
+		return new LockStoreCommandCheck(connectionFactory, properties);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	EventPublishingLockListener distlockEventPublishingListener(ApplicationEventPublisher publisher) {
 		return new EventPublishingLockListener(publisher);

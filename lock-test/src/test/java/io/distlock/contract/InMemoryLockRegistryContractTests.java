@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.distlock.core.LockListener;
 import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.test.contract.AbstractLockRegistryContractTests;
 import io.distlock.test.memory.InMemoryLockRegistry;
 
 /**

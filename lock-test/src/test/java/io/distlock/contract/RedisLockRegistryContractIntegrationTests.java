@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.test.contract.AbstractLockRegistryContractTests;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 

@@ -17,6 +17,7 @@ import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.test.contract.AbstractLockRegistryContractTests;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redlock.RedlockRegistry;
 import io.distlock.test.redis.RedisServer;

@@ -1,4 +1,4 @@
-package io.distlock.contract;
+package io.distlock.test.contract;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,9 +36,32 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The behaviour every registry promises, in the style of ShedLock's provider suite. A subclass
- * supplies registries that share one store (two registries are two processes) and a way to
- * delete a key behind the holder's back.
+ * The behaviour every registry promises, in the style of ShedLock's provider suite: extend it in
+ * your own tests to check a {@code LockRegistry} of your own (on a store of your own) against
+ * the same contract that distlock's Redis, Redlock and in-memory registries pass.
+ * <p>
+ * A subclass supplies registries that share one store (two registries stand for two
+ * processes), a way to delete a key behind the holder's back and a way to see whether the store
+ * holds a key:
+ *
+ * <pre class="code">
+ * class MyLockRegistryContractTests extends AbstractLockRegistryContractTests {
+ *
+ *     protected AbstractLockRegistry createRegistry(Duration leaseTime) {
+ *         return new MyLockRegistry(store, leaseTime);
+ *     }
+ *
+ *     protected void deleteInStore(AbstractLockRegistry registry, String key) {
+ *         store.delete(key);
+ *     }
+ *
+ *     protected boolean isHeldInStore(AbstractLockRegistry registry, String key) {
+ *         return store.exists(key);
+ *     }
+ * }
+ * </pre>
+ *
+ * It needs JUnit Jupiter, AssertJ and Awaitility, which {@code distlock-test} brings.
  */
 @Timeout(60)
 public abstract class AbstractLockRegistryContractTests {
@@ -80,16 +103,29 @@ public abstract class AbstractLockRegistryContractTests {
 		return true;
 	}
 
+	/**
+	 * Create a registry on the shared store that the test closes after it runs.
+	 * @param leaseTime the lease of watchdog-renewed grants
+	 * @return the registry
+	 */
 	protected final AbstractLockRegistry registry(Duration leaseTime) {
 		AbstractLockRegistry registry = createRegistry(leaseTime);
 		this.registries.add(registry);
 		return registry;
 	}
 
+	/**
+	 * Create a registry with a 30s lease that the test closes after it runs.
+	 * @return the registry
+	 */
 	protected final AbstractLockRegistry registry() {
 		return registry(Duration.ofSeconds(30));
 	}
 
+	/**
+	 * Return a key no other test uses.
+	 * @return a random key
+	 */
 	protected static String randomKey() {
 		return "contract:" + UUID.randomUUID();
 	}

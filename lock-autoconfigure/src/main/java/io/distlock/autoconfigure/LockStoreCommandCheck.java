@@ -1,0 +1,142 @@
+package io.distlock.autoconfigure;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.util.ClassUtils;
+
+import io.distlock.core.LockConfigurationException;
+import io.distlock.core.WaitStrategy;
+
+/**
+ * Checks at startup that the Redis holding the locks runs the commands distlock needs, as
+ * managed services rename or disable some of them: {@code EVALSHA} always (every lock operation
+ * is a Lua script run by SHA), {@code PUBLISH} with {@code distlock.wait-strategy=pub-sub} (the
+ * release notification), {@code WAIT} with {@code distlock.replica-acknowledgement.replicas}
+ * above 0, and {@code TIME} always (the acquire scripts mint fencing tokens from it). A refused command that the configuration needs stops
+ * startup with a message naming the command, the property and what to do; one it does not need
+ * is ignored. Each probe is harmless: {@code EVALSHA} of an unknown script, {@code PUBLISH} to a
+ * channel nobody reads, {@code WAIT 0 0}, {@code TIME}.
+ */
+final class LockStoreCommandCheck implements SmartInitializingSingleton {
+
+	private static final Log logger = LogFactory.getLog(LockStoreCommandCheck.class);
+
+	private static final String NO_SCRIPT_SHA = "0000000000000000000000000000000000000000";
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final DistlockProperties properties;
+
+	LockStoreCommandCheck(RedisConnectionFactory connectionFactory, DistlockProperties properties) {
+		this.connectionFactory = connectionFactory;
+		this.properties = properties;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			check(connection);
+		}
+		catch (LockConfigurationException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			// The store may be down at startup; the registry reports that at first use and in
+			// health, so a failed check does not stop the application.
+			logger.info("Distributed locks: could not check the commands of the Redis that holds the locks: "
+					+ ex.getMessage());
+		}
+	}
+
+	private void check(RedisConnection connection) {
+		String refusal = refusal(() -> connection.scriptingCommands()
+			.evalSha(NO_SCRIPT_SHA, ReturnType.STATUS, 0));
+		if (refusal != null) {
+			throw new LockConfigurationException("The Redis that holds the locks refuses EVALSHA (" + refusal
+					+ "): distlock runs every lock operation as a Lua script by SHA (EVALSHA, with SCRIPT LOAD) and "
+					+ "cannot run without it. Use a Redis (or a plan of your provider) that allows Lua scripting");
+		}
+		int replicas = this.properties.getReplicaAcknowledgement().getReplicas();
+		if (replicas > 0) {
+			refusal = refusal(() -> LettuceWaitProbe.waitForNoReplica(connection));
+			if (refusal != null) {
+				throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas", replicas,
+						"requires the WAIT command, which the Redis that holds the locks refuses (" + refusal
+								+ "); set distlock.replica-acknowledgement.replicas=0 (grants are then not "
+								+ "confirmed by replicas) or use a Redis that allows WAIT");
+			}
+		}
+		if (this.properties.getWaitStrategy() == WaitStrategy.PUB_SUB) {
+			refusal = refusal(() -> connection.publish(bytes("distlock:command-check"), bytes("")));
+			if (refusal != null) {
+				throw new InvalidLockPropertyException("distlock.wait-strategy", "pub-sub",
+						"requires PUBLISH and SUBSCRIBE, and the Redis that holds the locks refuses PUBLISH ("
+								+ refusal + "); set distlock.wait-strategy=polling (waiters then retry after "
+								+ "the holder's remaining lease or the retry interval) or allow pub/sub");
+			}
+		}
+		refusal = refusal(() -> connection.serverCommands().time());
+		if (refusal != null) {
+			throw new LockConfigurationException("The Redis that holds the locks refuses TIME (" + refusal
+					+ "): the acquire scripts mint fencing tokens from the server's clock (redis.call('time')) "
+					+ "and read locks compare expiries with it. Use a Redis that allows TIME");
+		}
+	}
+
+	/**
+	 * Run a probe; return why the server refused the command (unknown, renamed, disabled or not
+	 * permitted), or {@code null} if it ran or failed for another reason: a missing script is the
+	 * expected answer of the EVALSHA probe, and any other failure says the command exists (the
+	 * registry reports an unreachable store at first use and in health).
+	 */
+	private static String refusal(Runnable probe) {
+		try {
+			probe.run();
+			return null;
+		}
+		catch (RuntimeException ex) {
+			for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+				String message = String.valueOf(cause.getMessage());
+				String lower = message.toLowerCase(Locale.ROOT);
+				if (lower.contains("unknown command") || lower.contains("noperm") || lower.contains("not allowed")
+						|| lower.contains("disabled")) {
+					return message;
+				}
+			}
+			logger.debug("Distributed locks: a command probe failed without refusing the command", ex);
+			return null;
+		}
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * {@code WAIT 0 0} with an integer reply: Spring Data has no {@code WAIT} and its generic
+	 * {@code execute} would decode the reply as bytes. Replica acknowledgement is Lettuce-only
+	 * (the engine sends {@code WAIT} through Lettuce), so other drivers are not probed.
+	 */
+	private static final class LettuceWaitProbe {
+
+		static void waitForNoReplica(RedisConnection connection) {
+			if (ClassUtils.isPresent("io.lettuce.core.output.IntegerOutput", LockStoreCommandCheck.class.getClassLoader())
+					&& connection instanceof LettuceConnection lettuce) {
+				lettuce.execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), bytes("0"), bytes("0"));
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,77 @@
+package io.distlock.aot;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.ExecutableMode;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.ReflectionHints;
+import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
+import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
+import org.springframework.beans.factory.support.RegisteredBean;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import io.distlock.annotation.DistributedLock;
+
+/**
+ * Registers, at build time, the reflection a bean with {@link DistributedLock} methods needs at
+ * run time in a native image: each annotated method (the interceptor reads its annotation and
+ * SpEL its parameter names), the methods named by {@code fallbackMethod} (found among the
+ * class's declared methods and invoked reflectively), and the application types of the
+ * arguments, whose properties key expressions such as {@code #order.id} read. Beans without the
+ * annotation contribute nothing.
+ */
+public class DistributedLockBeanRegistrationAotProcessor implements BeanRegistrationAotProcessor {
+
+	private final BindingReflectionHintsRegistrar bindingHints = new BindingReflectionHintsRegistrar();
+
+	@Override
+	public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean registeredBean) {
+		Class<?> beanClass = ClassUtils.getUserClass(registeredBean.getBeanClass());
+		List<Method> annotated = new ArrayList<>();
+		ReflectionUtils.doWithMethods(beanClass, annotated::add,
+				(method) -> AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class));
+		if (annotated.isEmpty()) {
+			return null;
+		}
+		return (generationContext, code) -> register(generationContext.getRuntimeHints().reflection(), beanClass,
+				annotated);
+	}
+
+	private void register(ReflectionHints reflection, Class<?> beanClass, List<Method> annotated) {
+		Set<String> fallbackNames = new LinkedHashSet<>();
+		Set<Class<?>> argumentTypes = new LinkedHashSet<>();
+		for (Method method : annotated) {
+			reflection.registerMethod(method, ExecutableMode.INVOKE);
+			DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+			if (annotation != null && !annotation.fallbackMethod().isEmpty()) {
+				fallbackNames.add(annotation.fallbackMethod());
+			}
+			for (Class<?> type : method.getParameterTypes()) {
+				Class<?> element = type.isArray() ? type.getComponentType() : type;
+				if (!element.isPrimitive() && !element.getName().startsWith("java.")) {
+					argumentTypes.add(element);
+				}
+			}
+		}
+		if (!fallbackNames.isEmpty()) {
+			// The fallback is looked up among all declared methods (ReflectionUtils.getUniqueDeclaredMethods).
+			reflection.registerType(beanClass, MemberCategory.INTROSPECT_DECLARED_METHODS);
+			for (Method candidate : ReflectionUtils.getUniqueDeclaredMethods(beanClass)) {
+				if (fallbackNames.contains(candidate.getName())) {
+					reflection.registerMethod(candidate, ExecutableMode.INVOKE);
+				}
+			}
+		}
+		this.bindingHints.registerReflectionHints(reflection, argumentTypes.toArray(Class<?>[]::new));
+	}
+
+}
