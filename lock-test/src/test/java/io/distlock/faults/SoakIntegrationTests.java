@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -254,6 +255,14 @@ class SoakIntegrationTests {
 
 		private void delete() {
 			String key = DELETABLE.get(this.random.nextInt(DELETABLE.size()));
+			// Wait (boundedly) for the key to be held, so that most deletes hit a holder.
+			try {
+				await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(1))
+					.until(() -> SoakIntegrationTests.this.redis.template().hasKey("distlock:{" + key + "}"));
+			}
+			catch (ConditionTimeoutException ex) {
+				// Nobody took it for 2 s: delete a free key, which must change nothing.
+			}
 			long sent = System.nanoTime();
 			boolean deleted = Boolean.TRUE.equals(SoakIntegrationTests.this.redis.template().delete("distlock:{" + key + "}"));
 			long answered = System.nanoTime();
