@@ -1,0 +1,209 @@
+package io.distlock.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * T38's checker: every hold the soak's processes logged (see {@code SoakWorkerMain}), the faults
+ * the schedule injected, and the administrator deletes, checked for the catalogue's promises.
+ * <ul>
+ * <li><b>Exclusion:</b> for every key, the exclusive, fixed-lease and writer holds form a
+ * validity-bounded mutex ({@link MutexHistory}); no reader overlaps a writer. An administrator
+ * {@code DEL} breaks assumption A1 (the key stays for its whole TTL), so a hold it cut ends at the
+ * {@code DEL}, and holds that begin within one lease after it (while the victim may not know yet)
+ * are left out of the exclusion check; they are checked for the loss signal instead.</li>
+ * <li><b>Fencing:</b> the tokens of the exclusive, fixed-lease and writer holds of a key grow
+ * from one hold to the next, across every fault (the server runs with
+ * {@code --appendonly yes --appendfsync always}, and tokens are minted from the server's clock,
+ * so restarts are not left out).</li>
+ * <li><b>Loss signal:</b> a hold that must have been lost was told: one that outlived its fixed
+ * lease, one that spanned a {@code DEL} of its key, one that spanned an outage (Redis frozen or
+ * down, or its process black-holed) at least one lease long.</li>
+ * </ul>
+ */
+final class SoakHistory {
+
+	private final List<Entry> entries;
+
+	private final List<Outage> outages;
+
+	private final List<Delete> deletes;
+
+	private final Duration lease;
+
+	SoakHistory(List<String> lines, List<Outage> outages, List<Delete> deletes, Duration lease) {
+		this.entries = lines.stream().map(Entry::parse).toList();
+		this.outages = List.copyOf(outages);
+		this.deletes = List.copyOf(deletes);
+		this.lease = lease;
+	}
+
+	int size() {
+		return this.entries.size();
+	}
+
+	long signalled() {
+		return this.entries.stream().filter(Entry::signalled).count();
+	}
+
+	Map<String, Integer> holdsByKey() {
+		Map<String, Integer> byKey = new TreeMap<>();
+		this.entries.forEach((entry) -> byKey.merge(entry.key() + "/" + entry.mode(), 1, Integer::sum));
+		return byKey;
+	}
+
+	/**
+	 * Return every pair of holds that overlap while both were valid.
+	 */
+	List<String> overlaps() {
+		List<String> overlaps = new ArrayList<>();
+		for (String key : keys()) {
+			List<MutexHistory.Hold> exclusive = new ArrayList<>();
+			for (Entry entry : entriesOf(key, (entry) -> !entry.mode().equals("R"))) {
+				exclusive.add(checked(entry));
+			}
+			MutexHistory.of(exclusive).overlaps().forEach((overlap) -> overlaps.add(key + ": " + overlap));
+			List<Entry> readers = entriesOf(key, (entry) -> entry.mode().equals("R"));
+			for (Entry writer : entriesOf(key, (entry) -> entry.mode().equals("W"))) {
+				MutexHistory.Hold w = checked(writer);
+				for (Entry reader : readers) {
+					MutexHistory.Hold r = checked(reader);
+					if (r.start() - w.validEnd() < 0 && w.start() - r.validEnd() < 0) {
+						overlaps.add(key + ": reader " + r + " overlaps writer " + w);
+					}
+				}
+			}
+		}
+		return overlaps;
+	}
+
+	/**
+	 * Return every hold whose token is not larger than the one before, per key.
+	 */
+	List<String> tokenDecreases() {
+		List<String> decreases = new ArrayList<>();
+		for (String key : keys()) {
+			List<MutexHistory.Hold> holds = new ArrayList<>();
+			for (Entry entry : entriesOf(key, (entry) -> !entry.mode().equals("R"))) {
+				holds.add(entry.hold());
+			}
+			MutexHistory.of(holds).tokenDecreases().forEach((decrease) -> decreases.add(key + ": " + decrease));
+		}
+		return decreases;
+	}
+
+	/**
+	 * Return how many holds had to be lost, by the faults and deletes they spanned.
+	 */
+	long mustHaveLost() {
+		return this.entries.stream().filter(this::mustHaveLost).count();
+	}
+
+	/**
+	 * Return every hold that had to be lost but whose holder was never told.
+	 */
+	List<String> unsignalledLosses() {
+		List<String> unsignalled = new ArrayList<>();
+		for (Entry entry : this.entries) {
+			if (mustHaveLost(entry) && !entry.signalled()) {
+				unsignalled.add(entry.key() + "/" + entry.mode() + " " + entry.hold() + " from " + entry.start() + " to "
+						+ entry.end() + ": " + reason(entry));
+			}
+		}
+		return unsignalled;
+	}
+
+	private boolean mustHaveLost(Entry entry) {
+		return reason(entry) != null;
+	}
+
+	private String reason(Entry entry) {
+		if (entry.mode().equals("F") && entry.end() - entry.start() > entry.fixedLeaseNanos()) {
+			return "outlived its fixed lease";
+		}
+		for (Delete delete : this.deletes) {
+			if (delete.deleted() && delete.key().equals(entry.key()) && entry.start() - delete.sent() < 0
+					&& entry.end() - delete.answered() > 0) {
+				return "spanned a DEL of its key";
+			}
+		}
+		for (Outage outage : this.outages) {
+			if (outage.length() >= this.lease.toNanos() && outage.affects(entry.holder())
+					&& entry.start() - outage.from() < 0 && entry.end() - outage.to() > 0) {
+				return "spanned " + outage.what();
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The hold as the exclusion check sees it: cut at an administrator's delete, empty if it
+	 * began while the victim of one may not have known yet.
+	 */
+	private MutexHistory.Hold checked(Entry entry) {
+		long validUntil = entry.validUntil();
+		for (Delete delete : this.deletes) {
+			if (!delete.deleted() || !delete.key().equals(entry.key())) {
+				continue;
+			}
+			if (entry.start() - delete.sent() < 0 && validUntil - delete.sent() > 0) {
+				validUntil = delete.sent();
+			}
+			if (entry.start() - delete.sent() >= 0 && entry.start() - (delete.answered() + this.lease.toNanos()) <= 0) {
+				validUntil = entry.start();
+			}
+		}
+		return new MutexHistory.Hold(entry.start(), entry.end(), validUntil, entry.token(), entry.holder());
+	}
+
+	private List<String> keys() {
+		return this.entries.stream().map(Entry::key).distinct().sorted().toList();
+	}
+
+	private List<Entry> entriesOf(String key, Predicate<Entry> filter) {
+		return this.entries.stream().filter((entry) -> entry.key().equals(key) && filter.test(entry)).toList();
+	}
+
+	/**
+	 * A time when Redis could not be reached by the holders it affects: from after the fault took
+	 * effect to before it was healed, so never longer than the real outage.
+	 * @param process the pid of the only process it affects, or {@code null} for all
+	 */
+	record Outage(String what, long from, long to, String process) {
+
+		long length() {
+			return this.to - this.from;
+		}
+
+		boolean affects(String holder) {
+			return this.process == null || holder.startsWith(this.process + "-");
+		}
+
+	}
+
+	/**
+	 * An administrator's {@code DEL} of a lock key, between sending it and its answer.
+	 */
+	record Delete(String key, long sent, long answered, boolean deleted) {
+	}
+
+	private record Entry(String key, String mode, long start, long end, long validUntil, long token, String holder,
+			boolean signalled, long fixedLeaseNanos) {
+
+		static Entry parse(String line) {
+			String[] f = line.split(" ");
+			return new Entry(f[0], f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
+					Long.parseLong(f[5]), f[6], f[7].equals("1"), Long.parseLong(f[8]));
+		}
+
+		MutexHistory.Hold hold() {
+			return new MutexHistory.Hold(this.start, this.end, this.validUntil, this.token, this.holder);
+		}
+
+	}
+
+}
