@@ -229,11 +229,9 @@ final class GrantAcquirer {
 					this.notifications.startWaiting(gate);
 					waiting = true;
 				}
-				if (this.notifications.ensureListening()) {
-					// A release published before the subscription existed was missed: try again
-					// now rather than after a pause.
-					continue;
-				}
+				// Starts the subscription in the background if it is not running; once it runs,
+				// waiting gates are woken, since a release published before it was missed.
+				this.notifications.ensureListening();
 				try {
 					interrupted |= pause(gate, retryPauseNanos(attempt.holderTtlMillis(), remaining),
 							request.interruptible());

@@ -3,7 +3,11 @@ package io.distlock.engine;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.distlock.core.WaitStrategy;
 
@@ -22,7 +26,15 @@ final class ReleaseNotifications {
 
 	private final ConcurrentMap<String, Set<Gate>> waiting = new ConcurrentHashMap<>();
 
-	private final ReentrantLock listenLock = new ReentrantLock();
+	private final AtomicBoolean subscribing = new AtomicBoolean();
+
+	/** Starts the subscription; its one thread ends when idle. */
+	private final ThreadPoolExecutor subscriber = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
+			new LinkedBlockingQueue<>(), (runnable) -> {
+				Thread thread = new Thread(runnable, "distlock-subscribe");
+				thread.setDaemon(true);
+				return thread;
+			});
 
 	private volatile boolean listening;
 
@@ -41,31 +53,42 @@ final class ReleaseNotifications {
 	}
 
 	/**
-	 * Make sure notifications flow before a gate waits.
-	 * @return {@code true} if the subscription started just now: a release published before it
-	 * existed was missed, so the caller should retry at once
+	 * Make sure notifications flow before a gate waits. The subscription starts on a thread of
+	 * its own, never the caller's: connecting a subscription to a store that does not answer can
+	 * take the driver's connect timeout, and no caller may wait past its wait time for it. Until
+	 * it runs, waiters retry at their retry interval; once it runs, every waiting gate is woken,
+	 * since a release published before the subscription existed was missed.
 	 */
-	boolean ensureListening() {
+	void ensureListening() {
 		if (!this.enabled || this.listening) {
-			return false;
+			return;
 		}
 		long now = System.nanoTime();
 		boolean triedRecently = this.attempted && now - this.lastAttemptNanos < this.retryNanos;
-		if (triedRecently || !this.listenLock.tryLock()) {
+		if (triedRecently || !this.subscribing.compareAndSet(false, true)) {
 			// Someone else is subscribing, or tried recently: poll meanwhile.
-			return false;
+			return;
 		}
+		this.lastAttemptNanos = now;
+		this.attempted = true;
 		try {
-			if (this.listening) {
-				return false;
+			this.subscriber.execute(this::subscribe);
+		}
+		catch (RejectedExecutionException ex) {
+			this.subscribing.set(false);
+			throw ex;
+		}
+	}
+
+	private void subscribe() {
+		try {
+			if (!this.listening && this.store.listen(this::released)) {
+				this.listening = true;
+				this.waiting.values().forEach((gates) -> gates.forEach(Gate::signalReleased));
 			}
-			this.lastAttemptNanos = now;
-			this.attempted = true;
-			this.listening = this.store.listen(this::released);
-			return this.listening;
 		}
 		finally {
-			this.listenLock.unlock();
+			this.subscribing.set(false);
 		}
 	}
 
