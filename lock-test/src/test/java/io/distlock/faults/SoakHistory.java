@@ -16,8 +16,9 @@ import java.util.function.Predicate;
  * {@code DEL} breaks assumption A1 (the key stays for its whole TTL), so a hold it cut ends at the
  * {@code DEL}, and holds that begin within one lease after it (while the victim may not know yet)
  * are left out of the exclusion check; they are checked for the loss signal instead.</li>
- * <li><b>Fencing:</b> the tokens of the exclusive, fixed-lease and writer holds of a key grow
- * from one hold to the next, across every fault (the server runs with
+ * <li><b>Fencing:</b> the tokens of the exclusive, fixed-lease and writer holds of a key that
+ * were valid after their grant returned (so not those inside a {@code DEL} window) grow from one
+ * hold to the next, across every fault (the server runs with
  * {@code --appendonly yes --appendfsync always}, and tokens are minted from the server's clock,
  * so restarts are not left out).</li>
  * <li><b>Loss signal:</b> a hold that must have been lost was told: one that outlived its fixed
@@ -82,14 +83,20 @@ final class SoakHistory {
 	}
 
 	/**
-	 * Return every hold whose token is not larger than the one before, per key.
+	 * Return every hold whose token is not larger than the one before, per key, among the holds
+	 * that were valid after their grant returned (ordered by that return).
 	 */
 	List<String> tokenDecreases() {
 		List<String> decreases = new ArrayList<>();
 		for (String key : keys()) {
 			List<MutexHistory.Hold> holds = new ArrayList<>();
 			for (Entry entry : entriesOf(key, (entry) -> !entry.mode().equals("R"))) {
-				holds.add(entry.hold());
+				// Only holds valid for a while after their grant returned: the grant order of those
+				// is the order of their returns. A grant lost before its holder first looked (the key
+				// deleted or expired while the reply travelled) has no place in that order.
+				if (checked(entry).validEnd() - entry.start() > 0) {
+					holds.add(entry.hold());
+				}
 			}
 			MutexHistory.of(holds).tokenDecreases().forEach((decrease) -> decreases.add(key + ": " + decrease));
 		}
