@@ -1,6 +1,7 @@
 package io.distlock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -117,6 +118,27 @@ public interface LockLease extends AutoCloseable {
 	 * @throws LockLostException if the lock was lost while held
 	 */
 	void release(Duration holdAtLeast);
+
+	/**
+	 * Release this hold without waiting for the store, as {@link #release()} does otherwise. For
+	 * asynchronous code, which must not block: the returned stage completes once the release is
+	 * decided (the store answered, or did not within a short bound and the key is left to
+	 * expire), exceptionally with {@link LockLostException} if the lock was lost while held. It
+	 * may complete on a thread of the driver or of distlock; its dependent stages must not
+	 * block. Releasing twice does nothing.
+	 * <p>
+	 * The default implementation calls {@link #release()} on the calling thread.
+	 * @return a stage that completes when the release is decided
+	 */
+	default CompletableFuture<Void> releaseAsync() {
+		try {
+			release();
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/**
 	 * Release this hold, as {@link #release()}.

@@ -3,6 +3,9 @@ package io.distlock.core;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * A source of distributed locks identified by a key.
@@ -126,5 +129,51 @@ public interface LockRegistry {
 	 * @see #executeLocked(String, Duration, Callable)
 	 */
 	<T> T executeLocked(LockRequest request, Callable<T> task);
+
+	/**
+	 * Acquire the lock for the given request without blocking the calling thread. The returned
+	 * stage completes with the lease once the lock is granted, or exceptionally with
+	 * {@link LockAcquisitionException} when the wait time ran out or the store failed; the wait
+	 * time bounds it whatever the store or the network do.
+	 * <p>
+	 * The hold is owned by its lease, not by a thread: no thread re-enters it (a second
+	 * {@code acquireAsync} of the same key waits like any other acquisition), and any thread may
+	 * release it, with {@link LockLease#release()} or {@link LockLease#releaseAsync()}.
+	 * Reentrancy is a feature of the blocking API and {@link LockContext}.
+	 * <p>
+	 * Cancelling the stage ({@code toCompletableFuture().cancel(false)}) before the grant gives
+	 * up the place in line and leaves no key behind; a grant that races the cancellation is
+	 * released. The stage may complete on a thread of the driver or of distlock: its dependent
+	 * stages must not block (use the {@code *Async} variants with an executor of your own if they
+	 * do).
+	 * <p>
+	 * The default implementation refuses: registries that implement it say so.
+	 * @param request what to lock and for how long to wait
+	 * @return a stage completed with the lease
+	 */
+	default CompletionStage<LockLease> acquireAsync(LockRequest request) {
+		return CompletableFuture.failedFuture(new UnsupportedOperationException(
+				getClass().getName() + " does not implement asynchronous acquisition"));
+	}
+
+	/**
+	 * Run an asynchronous task under the lock described by the request: acquire it with
+	 * {@link #acquireAsync(LockRequest)}, call the task with the lease, hold the lock until the
+	 * task's stage completes, and release it then, on success, failure or cancellation.
+	 * <p>
+	 * The returned stage completes with the task's result, or exceptionally with the task's
+	 * failure, with {@link LockAcquisitionException} if the lock was not acquired (the task did
+	 * not run), or with {@link LockLostException} as soon as the lock is lost while the task
+	 * runs (the task's stage is then cancelled). Cancelling the returned stage gives up the
+	 * acquisition, or cancels the task's stage and releases the lock.
+	 * @param <T> the task's result type
+	 * @param request what to lock and for how long to wait
+	 * @param task the work to run while holding the lock; must not block
+	 * @return a stage completed with the task's result once the lock is released
+	 */
+	default <T> CompletionStage<T> executeLockedAsync(LockRequest request,
+			Function<? super LockLease, ? extends CompletionStage<T>> task) {
+		return LockedStage.run(acquireAsync(request), task);
+	}
 
 }

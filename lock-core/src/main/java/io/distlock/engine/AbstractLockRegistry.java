@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -55,6 +58,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 
 	private final GrantReleaser releaser;
 
+	/** Ends waits and runs the continuations of acquisitions between store attempts. */
+	private final ScheduledThreadPoolExecutor waits;
+
 	private volatile boolean closed;
 
 	/**
@@ -69,12 +75,16 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		this.loss = new LossSignal(listener);
 		this.watchdog = new Watchdog(store, settings, listener,
 				(grant, reason) -> this.loss.declare(grant, reason, false));
-		// Releases wait a short fixed time for the store: past it the key expires by itself.
-		LockStore releasing = store.bounded(StoreCalls.RELEASE_TIMEOUT);
-		LocalHandoff handoff = new LocalHandoff(releasing, settings);
+		LocalHandoff handoff = new LocalHandoff(store, settings);
+		this.waits = new ScheduledThreadPoolExecutor(1, (runnable) -> {
+			Thread thread = new Thread(runnable, "distlock-wait-" + settings.instanceId());
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.waits.setRemoveOnCancelPolicy(true);
 		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.threadHolds, this.watchdog,
-				new ReleaseNotifications(store, settings), handoff);
-		this.releaser = new GrantReleaser(releasing, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
+				new ReleaseNotifications(store, settings), handoff, this.waits);
+		this.releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
 				handoff);
 	}
 
@@ -128,6 +138,30 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	@Override
 	public Optional<LockLease> tryAcquire(LockRequest request) {
 		return Optional.ofNullable(acquireLease(request));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The wait is a chain of continuations: on the local gate, between store attempts on this
+	 * registry's one timer thread, and for the store's answer on the driver's event loop. No
+	 * thread is parked per waiter.
+	 */
+	@Override
+	public CompletionStage<LockLease> acquireAsync(LockRequest request) {
+		try {
+			usableKey(request.key());
+			if (request.leaseTime() != null) {
+				this.settings.requireGrantable(request.leaseTime(), "leaseTime");
+			}
+			requireOpen();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		// Owned by its lease: never re-entered by a thread, released by whoever holds the lease.
+		return this.acquirer.holdAsync(new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE,
+				request.key(), request.name(), request.waitTime().toNanos(), request.leaseTime(), false, true));
 	}
 
 	@Override
@@ -216,10 +250,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	 * @throws RuntimeException the store's exception if it does not answer in time
 	 */
 	public void checkStore() {
-		StoreCalls.uninterrupted(() -> {
-			this.store.bounded(StoreCalls.CHECK_TIMEOUT).ping();
-			return null;
-		});
+		StoreCalls.await(this.store::ping, StoreCalls.CHECK_TIMEOUT);
 	}
 
 	/**
@@ -233,6 +264,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		}
 		this.closed = true;
 		this.watchdog.close();
+		this.waits.shutdown();
 		for (Gate gate : this.gates.all()) {
 			Grant grant = gate.grant();
 			if (grant != null) {
@@ -325,8 +357,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		if (!grant.isValid()) {
 			return false;
 		}
-		LockStore store = this.store.bounded(StoreCalls.until(grant.validUntilNanos()));
-		if (StoreCalls.uninterrupted(() -> store.isHeld(grant.heldKey()))) {
+		if (StoreCalls.await(() -> this.store.isHeld(grant.heldKey()), StoreCalls.until(grant.validUntilNanos()))) {
 			return true;
 		}
 		this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
@@ -334,7 +365,14 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	}
 
 	void releaseHold(HeldLease lease, Duration holdAtLeast) {
-		this.releaser.releaseHold(lease, holdAtLeast);
+		// Bounded inside: a release waits at most RELEASE_TIMEOUT for the store, then the key is
+		// left to expire. The margin here only covers scheduling.
+		StoreCalls.await(() -> this.releaser.releaseHold(lease, holdAtLeast),
+				StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
+	}
+
+	CompletableFuture<Void> releaseHoldAsync(HeldLease lease) {
+		return this.releaser.releaseHold(lease, Duration.ZERO);
 	}
 
 	/**

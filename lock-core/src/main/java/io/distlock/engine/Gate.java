@@ -2,21 +2,19 @@ package io.distlock.engine;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The local gate of one key: only the thread that passes it talks to the store for that key;
- * the other threads of this process queue on it in arrival order. The gate stays closed while
- * the key is held, so reentrancy costs no round trip.
+ * The local gate of one key: only the acquisition that passes it talks to the store for that
+ * key; the other acquisitions of this process queue on it in arrival order. The gate stays
+ * closed while the key is held, so reentrancy costs no round trip.
  * <p>
- * Whoever leaves the gate admits the first waiter directly, so a waiter that is admitted can no
- * longer time out: that is what lets a leaving holder hand its grant to the next waiter
- * ({@link #handOff(Grant)}) knowing that somebody takes it. The gate is not bound to a thread,
- * so a lease may be released from another thread than the one that acquired it (asynchronous
- * methods).
+ * A waiter is a future, not a parked thread: whoever leaves the gate completes the first
+ * waiter's future with its {@link Admission}, so a waiter that is admitted can no longer time
+ * out. That is what lets a leaving holder hand its grant to the next waiter
+ * ({@link #handOff(Grant)}) knowing that somebody takes it. The gate is bound to no thread: a
+ * lease may be released from another thread than the one that acquired it.
  */
 final class Gate {
 
@@ -31,21 +29,18 @@ final class Gate {
 	/** Guarded by the {@link KeyGates} map's bin lock. */
 	int references;
 
-	/** Guards the fields below it; never held around I/O or while parked. */
+	/** Guards the fields below it; never held around I/O or while completing a future. */
 	private final ReentrantLock lock = new ReentrantLock();
 
 	private final Deque<Waiter> waiters = new ArrayDeque<>();
 
 	private boolean occupied;
 
-	/** The grant the last holder handed to the thread it admitted, until that thread takes it. */
-	private Grant handedOff;
+	/** A release notification that arrived while nobody awaited one. */
+	private boolean releaseSignalled;
 
-	/** How long the admitted thread should let other processes go first, in nanoseconds. */
-	private long yieldNanos;
-
-	/** Wakes the one thread of this process that waits for the store to release the key. */
-	private final Semaphore releaseSignal = new Semaphore(0);
+	/** Completed by the next release notification: the acquisition that waits for the store. */
+	private CompletableFuture<Void> releaseAwaited;
 
 	private volatile Grant grant;
 
@@ -85,59 +80,41 @@ final class Gate {
 	}
 
 	/**
-	 * Pass the gate, waiting in arrival order behind the threads already waiting.
-	 * @param timeoutNanos the longest wait, ignored when {@code forever}
-	 * @param forever whether to wait without a deadline
-	 * @param interruptible whether an interrupt ends the wait; an interrupt that comes after the
-	 * thread was admitted is kept in its interrupt flag instead
-	 * @param acceptsHandoff whether the caller can take a grant handed over by the last holder
-	 * @return whether the gate was passed, {@code false} when the wait ran out first
-	 * @throws InterruptedException if interrupted before being admitted
+	 * Queue for the gate behind the acquisitions already waiting, or pass it at once if it is
+	 * free.
+	 * @param acceptsHandoff whether the waiter can take a grant handed over by the last holder
+	 * @return the waiter, whose {@link Waiter#admission()} completes when it is admitted
 	 */
-	boolean enter(long timeoutNanos, boolean forever, boolean interruptible, boolean acceptsHandoff)
-			throws InterruptedException {
-		Waiter waiter;
+	Waiter enter(boolean acceptsHandoff) {
+		Waiter waiter = new Waiter(acceptsHandoff);
 		this.lock.lock();
 		try {
 			if (!this.occupied) {
 				this.occupied = true;
-				return true;
+				waiter.admission.complete(Admission.FREE);
+				return waiter;
 			}
-			if (!forever && timeoutNanos <= 0) {
-				return false;
-			}
-			waiter = new Waiter(Thread.currentThread(), acceptsHandoff);
 			this.waiters.addLast(waiter);
 		}
 		finally {
 			this.lock.unlock();
 		}
-		long deadline = System.nanoTime() + timeoutNanos;
-		boolean interrupted = false;
-		while (!waiter.admitted) {
-			if (forever) {
-				LockSupport.park(this);
-			}
-			else {
-				long left = deadline - System.nanoTime();
-				if (left <= 0) {
-					if (cancel(waiter)) {
-						restoreInterrupt(interrupted);
-						return false;
-					}
-					break;
-				}
-				LockSupport.parkNanos(this, left);
-			}
-			if (Thread.interrupted()) {
-				interrupted = true;
-				if (interruptible && cancel(waiter)) {
-					throw new InterruptedException();
-				}
-			}
+		return waiter;
+	}
+
+	/**
+	 * Withdraw a waiter that gives up.
+	 * @return {@code true} if withdrawn, {@code false} if it was admitted meanwhile and holds the
+	 * gate now
+	 */
+	boolean withdraw(Waiter waiter) {
+		this.lock.lock();
+		try {
+			return this.waiters.remove(waiter);
 		}
-		restoreInterrupt(interrupted);
-		return true;
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/**
@@ -180,38 +157,6 @@ final class Gate {
 		}
 	}
 
-	/**
-	 * Take the grant handed to this thread when it was admitted.
-	 * @return the grant, or {@code null} if the last holder released it in the store
-	 */
-	Grant takeHandedOff() {
-		this.lock.lock();
-		try {
-			Grant taken = this.handedOff;
-			this.handedOff = null;
-			return taken;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/**
-	 * Take how long this thread, just admitted, should let other processes try first.
-	 * @return nanoseconds, 0 for none
-	 */
-	long takeYieldNanos() {
-		this.lock.lock();
-		try {
-			long taken = this.yieldNanos;
-			this.yieldNanos = 0;
-			return taken;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
 	void occupy(Grant grant) {
 		this.grant = grant;
 	}
@@ -231,23 +176,57 @@ final class Gate {
 		admitNext(null, 0, lost);
 	}
 
+	/**
+	 * Wake the acquisition that waits for the store to release the key, or, if none waits right
+	 * now, let the next one that does go at once. A burst of notifications wakes it once.
+	 */
 	void signalReleased() {
-		// At most one pending signal: a burst of notifications wakes the waiter once.
-		if (this.releaseSignal.availablePermits() == 0) {
-			this.releaseSignal.release();
+		CompletableFuture<Void> awaited;
+		this.lock.lock();
+		try {
+			awaited = this.releaseAwaited;
+			this.releaseAwaited = null;
+			this.releaseSignalled = (awaited == null);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (awaited != null) {
+			awaited.complete(null);
 		}
 	}
 
+	/**
+	 * Forget notifications that arrived before the attempt about to be sent: it sees their
+	 * releases itself.
+	 */
 	void clearReleaseSignals() {
-		this.releaseSignal.drainPermits();
+		this.lock.lock();
+		try {
+			this.releaseSignalled = false;
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/**
-	 * Wait for a release notification or the timeout.
-	 * @return whether a notification arrived
+	 * Return a future completed by the next release notification, or already completed if one
+	 * arrived since the signals were last cleared. Whoever waits on it also bounds the wait.
 	 */
-	boolean awaitRelease(long timeoutNanos) throws InterruptedException {
-		return this.releaseSignal.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
+	CompletableFuture<Void> awaitRelease() {
+		this.lock.lock();
+		try {
+			if (this.releaseSignalled) {
+				this.releaseSignalled = false;
+				return CompletableFuture.completedFuture(null);
+			}
+			this.releaseAwaited = new CompletableFuture<>();
+			return this.releaseAwaited;
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/**
@@ -276,55 +255,45 @@ final class Gate {
 				return false;
 			}
 			this.waiters.pollFirst();
-			this.handedOff = handOff;
-			this.yieldNanos = yield;
-			next.admitted = true;
 		}
 		finally {
 			this.lock.unlock();
 		}
-		LockSupport.unpark(next.thread);
+		// Withdrawn waiters are no longer in the queue: the one polled takes the gate for sure.
+		next.admission.complete((handOff != null || yield > 0) ? new Admission(handOff, yield) : Admission.FREE);
 		return true;
 	}
 
 	/**
-	 * Withdraw a waiter that gives up.
-	 * @return {@code true} if withdrawn, {@code false} if it was admitted meanwhile and holds the
-	 * gate now
+	 * What a waiter gets when it is admitted.
+	 * @param handedOff the grant the last holder handed over, still held in the store, or
+	 * {@code null} if the waiter must ask the store itself
+	 * @param yieldNanos how long to let other processes try first before asking the store
 	 */
-	private boolean cancel(Waiter waiter) {
-		this.lock.lock();
-		try {
-			if (waiter.admitted) {
-				return false;
-			}
-			this.waiters.remove(waiter);
-			return true;
-		}
-		finally {
-			this.lock.unlock();
-		}
+	record Admission(Grant handedOff, long yieldNanos) {
+
+		/** Admitted with nothing handed over and no yield. */
+		static final Admission FREE = new Admission(null, 0);
+
 	}
 
-	private static void restoreInterrupt(boolean interrupted) {
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
-	}
+	/** One acquisition waiting to pass the gate. */
+	static final class Waiter {
 
-	/** One thread waiting to pass the gate. */
-	private static final class Waiter {
+		private final boolean acceptsHandoff;
 
-		final Thread thread;
+		private final CompletableFuture<Admission> admission = new CompletableFuture<>();
 
-		final boolean acceptsHandoff;
-
-		/** Written under the gate's lock, read by the waiter while it parks. */
-		volatile boolean admitted;
-
-		Waiter(Thread thread, boolean acceptsHandoff) {
-			this.thread = thread;
+		private Waiter(boolean acceptsHandoff) {
 			this.acceptsHandoff = acceptsHandoff;
+		}
+
+		/**
+		 * Return the future completed when this waiter is admitted; never completed for a
+		 * waiter that was withdrawn.
+		 */
+		CompletableFuture<Admission> admission() {
+			return this.admission;
 		}
 
 	}

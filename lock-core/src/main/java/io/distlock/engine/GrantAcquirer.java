@@ -1,7 +1,11 @@
 package io.distlock.engine;
 
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -9,13 +13,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 
 /**
- * Takes holds: re-enters a hold the thread already has, passes the local gate, takes over the
- * grant the previous local holder handed to it if there is one, and otherwise asks the store
- * until it grants or the wait runs out, waiting between attempts for a release notification,
- * the holder's remaining lease or a jittered retry interval, whichever is first.
+ * Takes holds: re-enters a hold the thread already has, and otherwise starts a
+ * {@link PendingHold} (the gate, a handed-over grant or the store, and the waits between
+ * attempts, all as continuations). The blocking API waits for it on the caller's thread; the
+ * asynchronous API returns its future.
  */
 final class GrantAcquirer {
 
@@ -41,9 +46,13 @@ final class GrantAcquirer {
 
 	private final AtomicLong sequence = new AtomicLong();
 
+	/** Ends waits and runs the continuations that call the store after one. */
+	private final ScheduledExecutorService timer;
+
 	GrantAcquirer(AbstractLockRegistry registry, LockStore store, RegistrySettings settings, LockListener listener,
 			KeyGates gates, ThreadHolds threadHolds, Watchdog watchdog, ReleaseNotifications notifications,
-			LocalHandoff handoff) {
+			LocalHandoff handoff, ScheduledExecutorService timer) {
+		this.timer = timer;
 		this.handoff = handoff;
 		this.threadHolds = threadHolds;
 		this.registry = registry;
@@ -56,7 +65,9 @@ final class GrantAcquirer {
 	}
 
 	/**
-	 * Take one hold.
+	 * Take one hold for the calling thread's code, waiting for it on this thread: the blocking
+	 * API's layer over {@link #holdAsync}. An interruptible request that is interrupted before the
+	 * grant gives up its place; otherwise an interrupt is kept in the thread's flag.
 	 * @return the hold, or {@code null} if the key stayed taken for the whole wait
 	 */
 	HeldLease hold(HoldRequest request) throws InterruptedException {
@@ -65,64 +76,118 @@ final class GrantAcquirer {
 		long holdId = this.sequence.incrementAndGet();
 		String gateKey = KeyGates.gateKey(request.mode(), request.key(), request.ownedByThread() ? current : null,
 				holdId);
+		// Every hold keeps a reference to its gate, re-entered ones too, until it is released.
 		Gate gate = this.gates.retain(gateKey, request.key(), request.mode());
-		HeldLease lease = null;
+		String writeOwner;
 		try {
 			ThreadHolds.Bound own = request.ownedByThread() ? this.threadHolds.find(gateKey, current) : null;
 			if (own != null) {
-				lease = reenter(own.grant());
-				return lease;
+				return reenter(own.grant());
 			}
-			String writeOwner = request.ownedByThread() ? heldWriteOwner(request, current) : null;
+			writeOwner = request.ownedByThread() ? heldWriteOwner(request, current) : null;
+		}
+		catch (RuntimeException ex) {
+			this.gates.release(gate);
+			throw ex;
+		}
+		this.listener.onAcquiring(request.name(), request.key());
+		PendingHold pending = new PendingHold(this, request, gate, holdId, startNanos, writeOwner, false);
+		HeldLease lease;
+		try {
+			pending.start();
+			lease = await(pending, request.interruptible());
+		}
+		catch (RuntimeException | InterruptedException ex) {
+			this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), ex);
+			throw ex;
+		}
+		if (lease == null) {
+			this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), null);
+			return null;
+		}
+		if (request.ownedByThread()) {
+			this.threadHolds.bind(lease.grant(), current);
+		}
+		acquired(lease, startNanos);
+		return lease;
+	}
+
+	/**
+	 * Take one hold owned by its lease, not by a thread: nothing waits for it. The returned future
+	 * completes with the lease, or exceptionally with {@link LockAcquisitionException} when the
+	 * wait ran out or the store failed. Cancelling it gives up the place in line; a grant that
+	 * races the cancellation is released.
+	 */
+	CompletableFuture<LockLease> holdAsync(HoldRequest request) {
+		long startNanos = System.nanoTime();
+		long holdId = this.sequence.incrementAndGet();
+		Gate gate = this.gates.retain(KeyGates.gateKey(request.mode(), request.key(), null, holdId), request.key(),
+				request.mode());
+		PendingHold pending = new PendingHold(this, request, gate, holdId, startNanos, null, true);
+		CompletableFuture<LockLease> caller = new CompletableFuture<>();
+		caller.whenComplete((lease, failure) -> {
+			if (caller.isCancelled()) {
+				pending.cancel();
+			}
+		});
+		pending.result().whenComplete((lease, failure) -> {
+			// The listener hears of an asynchronous acquisition once it is decided, on one thread.
 			this.listener.onAcquiring(request.name(), request.key());
-			boolean entered;
-			try {
-				entered = enterGate(gate, startNanos, request, this.handoff.accepts(request));
+			if (failure != null || lease == null) {
+				Throwable cause = (failure != null) ? StoreCalls.unwrap(failure) : null;
+				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), cause);
+				caller.completeExceptionally((cause != null) ? cause : notAcquired(request));
+				return;
 			}
-			catch (InterruptedException ex) {
-				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), ex);
-				throw ex;
+			acquired(lease, startNanos);
+			if (!caller.complete(lease)) {
+				// The caller cancelled as the grant arrived.
+				releaseUnwanted(lease);
 			}
-			if (!entered) {
-				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), null);
-				return null;
-			}
-			Grant grant;
-			try {
-				this.registry.requireOpen();
-				grant = takeOver(gate, request);
-				if (grant == null) {
-					grant = acquireFromStore(gate, request, startNanos, holdId, gate.takeYieldNanos(), writeOwner);
+		});
+		pending.start();
+		return caller;
+	}
+
+	static LockAcquisitionException notAcquired(HoldRequest request) {
+		return new LockAcquisitionException(request.key(), "Could not acquire lock for key '" + request.key()
+				+ "' within " + TimeUnit.NANOSECONDS.toMillis(request.waitNanos()) + "ms", null);
+	}
+
+	private void acquired(HeldLease lease, long startNanos) {
+		if (logger.isDebugEnabled()) {
+			logger.debug("Acquired " + lease.grant().mode() + " lock for key '" + lease.key()
+					+ "' with fencing token " + lease.fencingToken());
+		}
+		this.listener.onAcquired(lease, elapsed(startNanos));
+	}
+
+	/**
+	 * Wait for a pending hold on the calling thread.
+	 */
+	private static HeldLease await(PendingHold pending, boolean interruptible) throws InterruptedException {
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return pending.result().get();
+				}
+				catch (InterruptedException ex) {
+					if (interruptible && pending.cancel()) {
+						interrupted = false;
+						throw ex;
+					}
+					// Granted meanwhile, or not interruptible: keep the interrupt for later.
+					interrupted = true;
+				}
+				catch (ExecutionException ex) {
+					throw StoreCalls.asRuntime(ex.getCause());
 				}
 			}
-			catch (RuntimeException | InterruptedException ex) {
-				gate.leave();
-				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), ex);
-				throw ex;
-			}
-			if (grant == null) {
-				gate.leave();
-				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), null);
-				return null;
-			}
-			lease = new HeldLease(this.registry, grant);
-			grant.primaryLease(lease);
-			gate.occupy(grant);
-			// A detached hold has no owner thread: nobody re-enters it, anyone may release it.
-			if (request.ownedByThread()) {
-				this.threadHolds.bind(grant, current);
-			}
-			this.watchdog.watch(grant);
-			if (logger.isDebugEnabled()) {
-				logger.debug("Acquired " + request.mode() + " lock for key '" + request.key() + "' with fencing token "
-						+ grant.fencingToken());
-			}
-			this.listener.onAcquired(lease, elapsed(startNanos));
-			return lease;
 		}
 		finally {
-			if (lease == null) {
-				this.gates.release(gate);
+			if (interrupted) {
+				Thread.currentThread().interrupt();
 			}
 		}
 	}
@@ -159,152 +224,116 @@ final class GrantAcquirer {
 		return (write != null && write.grant().isActive()) ? write.grant().owner() : null;
 	}
 
-	private static boolean enterGate(Gate gate, long startNanos, HoldRequest request, boolean acceptsHandoff)
-			throws InterruptedException {
-		if (request.waitNanos() == 0) {
-			return gate.tryEnter();
-		}
-		return gate.enter(request.remainingNanos(startNanos, System.nanoTime()), request.forever(),
-				request.interruptible(), acceptsHandoff);
+	// ---- used by PendingHold
+
+	RegistrySettings settings() {
+		return this.settings;
 	}
 
-	private Grant takeOver(Gate gate, HoldRequest request) {
-		Grant handed = gate.takeHandedOff();
-		return (handed != null) ? this.handoff.takeOver(handed, request.name()) : null;
+	ReleaseNotifications notifications() {
+		return this.notifications;
+	}
+
+	Duration acquireAllowance() {
+		return this.store.acquireAllowance();
+	}
+
+	boolean acceptsHandoff(HoldRequest request) {
+		return this.handoff.accepts(request);
+	}
+
+	void requireOpen() {
+		this.registry.requireOpen();
 	}
 
 	/**
-	 * Ask the store until it grants or the wait runs out.
-	 * @param yieldNanos how long to let other processes try first, when the previous local
-	 * holder ended a run of local handoffs while another process waited
+	 * Run a continuation on the timer; once the registry is closed, on the calling thread, where
+	 * it finds the registry closed and ends.
 	 */
-	private Grant acquireFromStore(Gate gate, HoldRequest request, long startNanos, long holdId, long yieldNanos,
-			String writeOwner) throws InterruptedException {
-		Duration leaseTime = (request.fixedLease() != null) ? request.fixedLease() : this.settings.leaseTime();
-		long leaseNanos = leaseTime.toNanos();
-		long driftNanos = this.settings.driftMarginOf(leaseTime).toNanos();
-		long minValidityNanos = Math.max(1, this.settings.minValidity().toNanos());
-		boolean interrupted = false;
-		boolean waiting = false;
+	void execute(Runnable task) {
 		try {
-			long yieldFor = Math.min(yieldNanos, request.remainingNanos(startNanos, System.nanoTime()));
-			if (yieldFor > 0) {
-				gate.clearReleaseSignals();
-				interrupted = pause(gate, yieldFor, request.interruptible());
-			}
-			for (int attemptNumber = 1;; attemptNumber++) {
-				// A fresh owner per attempt: a late give-back of a failed attempt is owner-compared
-				// and must never delete a later attempt's grant. Fair waiters keep one owner, the
-				// identity of their place in the queue.
-				String owner = this.settings.instanceId() + ":" + holdId
-						+ ((request.mode() == LockMode.FAIR) ? "" : "." + attemptNumber);
-				gate.clearReleaseSignals();
-				long sentNanos = System.nanoTime();
-				long remainingNanos = request.remainingNanos(startNanos, sentNanos);
-				LockStore.Acquisition attempt = attempt(request, owner, leaseTime, remainingNanos, writeOwner);
-				long now = System.nanoTime();
-				if (attempt.acquired()) {
-					long validUntil = sentNanos + leaseNanos - driftNanos;
-					if (validUntil - now >= minValidityNanos) {
-						return new Grant(request.mode(), request.key(), request.name(), owner, attempt.fencingToken(),
-								leaseTime, request.fixedLease() == null, sentNanos, validUntil,
-								sentNanos + this.settings.renewalInterval().toNanos(), gate);
-					}
-					// The reply came so late that too little of the lease is left to rely on:
-					// give the key back (owner-compared, so harmless) and carry on.
-					logger.warn("Lock for key '" + request.key() + "' was granted with less than "
-							+ TimeUnit.NANOSECONDS.toMillis(minValidityNanos) + "ms of its " + leaseTime.toMillis()
-							+ "ms lease left; releasing it and treating it as not acquired");
-					releaseQuietly(request.mode(), request.key(), owner);
-				}
-				long remaining = request.remainingNanos(startNanos, now);
-				if (remaining <= 0) {
-					if (request.mode() == LockMode.FAIR) {
-						// Leave the queue at once rather than block it until the place expires.
-						releaseQuietly(request.mode(), request.key(), owner);
-					}
-					return null;
-				}
-				if (!waiting) {
-					this.notifications.startWaiting(gate);
-					waiting = true;
-				}
-				// Starts the subscription in the background if it is not running; once it runs,
-				// waiting gates are woken, since a release published before it was missed.
-				this.notifications.ensureListening();
-				try {
-					interrupted |= pause(gate, retryPauseNanos(attempt.holderTtlMillis(), remaining),
-							request.interruptible());
-				}
-				catch (InterruptedException ex) {
-					if (request.mode() == LockMode.FAIR) {
-						// Give up the place in the queue now rather than block it until it expires.
-						releaseQuietly(request.mode(), request.key(), owner);
-					}
-					throw ex;
-				}
-			}
+			this.timer.execute(task);
 		}
-		finally {
-			if (waiting) {
-				this.notifications.stopWaiting(gate);
-			}
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
+		catch (RejectedExecutionException ex) {
+			task.run();
 		}
 	}
 
 	/**
-	 * Wait for a release notification or the pause.
-	 * @return whether an interrupt came that the caller must keep in the thread's flag
-	 * @throws InterruptedException if interrupted and the request is interruptible
+	 * Run a task after a delay on the timer; once the registry is closed, at once.
+	 * @return the scheduled task, or {@code null} if it already ran
 	 */
-	private static boolean pause(Gate gate, long pauseNanos, boolean interruptible) throws InterruptedException {
+	ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
 		try {
-			gate.awaitRelease(pauseNanos);
-			return false;
+			return this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
 		}
-		catch (InterruptedException ex) {
-			if (interruptible) {
-				throw ex;
+		catch (RejectedExecutionException ex) {
+			task.run();
+			return null;
+		}
+	}
+
+	Grant takeOver(Grant handed, String name) {
+		return this.handoff.takeOver(handed, name);
+	}
+
+	/**
+	 * Send one attempt to the store.
+	 */
+	CompletableFuture<LockStore.Acquisition> send(HoldRequest request, String owner, Duration leaseTime,
+			long remainingNanos, String writeOwner) {
+		return (writeOwner != null) ? this.store.tryAcquireReadUnderWrite(request.key(), owner, leaseTime, writeOwner)
+				: this.store.tryAcquire(request.mode(), request.key(), owner, leaseTime, waitHint(remainingNanos));
+	}
+
+	/**
+	 * Give back whatever an attempt may hold, owner-compared, without waiting: after a failed
+	 * or late acquisition, or a fair waiter that leaves the queue.
+	 */
+	void giveBack(LockMode mode, String key, String owner) {
+		CompletableFuture<Boolean> call;
+		try {
+			call = this.store.release(mode, key, owner);
+		}
+		catch (RuntimeException ex) {
+			call = CompletableFuture.failedFuture(ex);
+		}
+		StoreCalls.within(call, StoreCalls.RELEASE_TIMEOUT).whenComplete((released, failure) -> {
+			if (failure != null) {
+				// Best effort; the key expires with its lease anyway.
+				logger.debug("Could not give back lock for key '" + key + "' after a failed acquisition", failure);
 			}
-			return true;
-		}
+		});
 	}
 
-	private LockStore.Acquisition attempt(HoldRequest request, String owner, Duration leaseTime, long remainingNanos,
-			String writeOwner) {
-		// The wait time bounds the store's answer too: a store that hangs fails the caller when
-		// its wait is over, not when the driver gives up.
-		LockStore store = request.forever() ? this.store
-				: this.store.bounded(Duration.ofNanos(Math.max(0, remainingNanos)).plus(StoreCalls.ATTEMPT_SLACK));
-		Duration waitHint = waitHint(remainingNanos);
-		try {
-			// Immune to the caller's interrupt: a cancelled attempt could be applied without us
-			// knowing whether it was.
-			return StoreCalls.uninterrupted(() -> (writeOwner != null)
-					? store.tryAcquireReadUnderWrite(request.key(), owner, leaseTime, writeOwner)
-					: store.tryAcquire(request.mode(), request.key(), owner, leaseTime, waitHint));
-		}
-		catch (RuntimeException ex) {
-			// The attempt may have been applied and only its reply lost: give back whatever we may
-			// hold, so the key does not stay taken for a whole lease. In the background, so that
-			// an unreachable store costs the caller one command timeout, not two.
-			this.watchdog.runInBackground(() -> releaseQuietly(request.mode(), request.key(), owner));
-			throw new LockAcquisitionException(request.key(), "Could not acquire lock for key '" + request.key()
-					+ "': the lock store failed: " + ex.getMessage(), ex);
-		}
+	/**
+	 * Make a grant a hold: the lease, the gate's occupant, the watchdog's charge.
+	 */
+	HeldLease hold(Grant grant) {
+		HeldLease lease = new HeldLease(this.registry, grant);
+		grant.primaryLease(lease);
+		grant.gate().occupy(grant);
+		this.watchdog.watch(grant);
+		return lease;
 	}
 
-	private void releaseQuietly(LockMode mode, String key, String owner) {
-		try {
-			StoreCalls.uninterrupted(() -> this.store.bounded(StoreCalls.RELEASE_TIMEOUT).release(mode, key, owner));
-		}
-		catch (RuntimeException ex) {
-			// Best effort after a failed or late acquisition; the key expires with its lease anyway.
-			logger.debug("Could not give back lock for key '" + key + "' after a failed acquisition", ex);
-		}
+	/**
+	 * Release a hold granted to an acquisition that was given up meanwhile.
+	 */
+	void releaseUnwanted(HeldLease lease) {
+		lease.releaseAsync().whenComplete((released, failure) -> {
+			if (failure != null) {
+				logger.debug("Released lock for key '" + lease.key() + "' granted after its acquisition was given up",
+						failure);
+			}
+		});
+	}
+
+	/**
+	 * Drop an acquisition's reference to its gate once it ends without a grant.
+	 */
+	void notAcquired(Gate gate) {
+		this.gates.release(gate);
 	}
 
 	private Duration waitHint(long remainingNanos) {
@@ -314,15 +343,6 @@ final class GrantAcquirer {
 		// Every attempt refreshes the hint, and the next attempt comes within one retry interval.
 		long hint = Math.min(remainingNanos, this.settings.retryInterval().toNanos() * 2);
 		return Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(hint)));
-	}
-
-	private long retryPauseNanos(long holderTtlMillis, long remainingNanos) {
-		long retryNanos = this.settings.retryInterval().toNanos();
-		long pause = retryNanos / 2 + ThreadLocalRandom.current().nextLong(retryNanos / 2 + 1);
-		if (holderTtlMillis >= 0) {
-			pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1));
-		}
-		return Math.min(pause, remainingNanos);
 	}
 
 	private static Duration elapsed(long startNanos) {

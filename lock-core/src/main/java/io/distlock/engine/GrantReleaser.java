@@ -2,6 +2,8 @@ package io.distlock.engine;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -21,6 +23,8 @@ final class GrantReleaser {
 
 	/** The shortest remaining {@code holdAtLeast} that keeps a key in the store. */
 	private static final long MIN_KEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
 	private final LockStore store;
 
@@ -47,52 +51,65 @@ final class GrantReleaser {
 		this.loss = loss;
 	}
 
-	void releaseHold(HeldLease lease, Duration holdAtLeast) {
+	/**
+	 * Release one hold. Completes when the release is decided (handed over, or answered by the
+	 * store within {@link StoreCalls#RELEASE_TIMEOUT}, or left to expire), exceptionally with
+	 * {@link io.distlock.core.LockLostException} when the grant turned out to have been lost.
+	 */
+	CompletableFuture<Void> releaseHold(HeldLease lease, Duration holdAtLeast) {
 		Grant grant = lease.grant();
 		if (grant.holds().decrementAndGet() > 0) {
 			this.gates.release(grant.gate());
-			if (grant.isLost()) {
-				throw grant.lostException();
-			}
-			return;
+			return grant.isLost() ? CompletableFuture.failedFuture(grant.lostException()) : DONE;
 		}
-		releaseGrant(grant, holdAtLeast);
+		return releaseGrant(grant, holdAtLeast);
 	}
 
-	private void releaseGrant(Grant grant, Duration holdAtLeast) {
-		Gate gate = grant.gate();
+	private CompletableFuture<Void> releaseGrant(Grant grant, Duration holdAtLeast) {
 		boolean wasActive = grant.beginRelease();
 		this.watchdog.unwatch(grant);
 		long now = System.nanoTime();
 		boolean mayHandOff = wasActive && keepNanos(grant, holdAtLeast, now) < MIN_KEEP_NANOS;
 		if (mayHandOff && this.handoff.handOff(grant, now)) {
 			handedOver(grant, now);
-			return;
+			return DONE;
+		}
+		long sentNanos = System.nanoTime();
+		CompletableFuture<LockStore.Release> call;
+		try {
+			call = (mayHandOff && this.handoff.wantsCheckpoint(grant, sentNanos))
+					? this.handoff.checkpoint(grant, sentNanos) : releaseInStore(grant, holdAtLeast);
+		}
+		catch (RuntimeException ex) {
+			call = CompletableFuture.failedFuture(ex);
+		}
+		return StoreCalls.within(call, StoreCalls.RELEASE_TIMEOUT)
+			.handle((released, failure) -> released(grant, wasActive, now, sentNanos, released, failure));
+	}
+
+	/**
+	 * Finish a release once the store answered, or did not in time.
+	 */
+	private Void released(Grant grant, boolean wasActive, long releasedNanos, long sentNanos,
+			LockStore.Release released, Throwable failure) {
+		if (released == LockStore.Release.KEPT) {
+			handedOver(grant, releasedNanos);
+			return null;
 		}
 		ReleaseOutcome outcome;
 		long yieldNanos = 0;
-		try {
-			long sentNanos = System.nanoTime();
-			// Immune to the caller's interrupt: an interrupted holder's release must still reach
-			// the store, or the key stays taken for a whole lease.
-			LockStore.Release released = StoreCalls
-				.uninterrupted(() -> (mayHandOff && this.handoff.wantsCheckpoint(grant, sentNanos))
-						? this.handoff.checkpoint(grant, sentNanos) : releaseInStore(grant, holdAtLeast));
-			if (released == LockStore.Release.KEPT) {
-				handedOver(grant, now);
-				return;
-			}
-			long repliedNanos = System.nanoTime();
-			outcome = (released != LockStore.Release.NOT_HELD) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
-			yieldNanos = this.handoff.yieldNanos(grant, released, repliedNanos - sentNanos, repliedNanos);
-		}
-		catch (RuntimeException ex) {
+		if (failure != null) {
 			// Degraded path: the work under the lock is done; the key frees itself when its lease
 			// expires, since the watchdog no longer renews it. Failing the caller here would
 			// report finished work as failed.
 			logger.warn("Could not release lock for key '" + grant.key() + "'; it expires within "
-					+ grant.leaseTime().toMillis() + "ms", ex);
+					+ grant.leaseTime().toMillis() + "ms", StoreCalls.unwrap(failure));
 			outcome = ReleaseOutcome.FAILED;
+		}
+		else {
+			long repliedNanos = System.nanoTime();
+			outcome = (released != LockStore.Release.NOT_HELD) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+			yieldNanos = this.handoff.yieldNanos(grant, released, repliedNanos - sentNanos, repliedNanos);
 		}
 		if (wasActive && outcome == ReleaseOutcome.LOST) {
 			this.loss.declare(grant, "it had already expired or been taken over in the store when it was released",
@@ -106,6 +123,7 @@ final class GrantReleaser {
 		Duration held = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
 		// A grant lost while held left its gate when the loss was signalled; the gate may be
 		// another holder's by now. Only a release that found the grant active leaves it.
+		Gate gate = grant.gate();
 		if (wasActive && yieldNanos > 0) {
 			gate.leaveYielding(yieldNanos);
 		}
@@ -119,8 +137,9 @@ final class GrantReleaser {
 		}
 		this.listener.onReleased(grant.primaryLease(), held, outcome);
 		if (grant.isLost()) {
-			throw grant.lostException();
+			throw new CompletionException(grant.lostException());
 		}
+		return null;
 	}
 
 	/**
@@ -142,15 +161,16 @@ final class GrantReleaser {
 	 * passed, leave it there to expire then (an owner-compared extension to exactly that).
 	 * @return whether the grant was still ours and whether another holder waits
 	 */
-	private LockStore.Release releaseInStore(Grant grant, Duration holdAtLeast) {
+	private CompletableFuture<LockStore.Release> releaseInStore(Grant grant, Duration holdAtLeast) {
 		long keepNanos = keepNanos(grant, holdAtLeast, System.nanoTime());
 		if (keepNanos >= MIN_KEEP_NANOS) {
-			return released(this.store.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos))[0]);
+			return this.store.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos))
+				.thenApply((renewed) -> released(renewed[0]));
 		}
 		if (this.handoff.manages(grant)) {
 			return this.handoff.releaseInStore(grant);
 		}
-		return released(this.store.release(grant.mode(), grant.key(), grant.owner()));
+		return this.store.release(grant.mode(), grant.key(), grant.owner()).thenApply(GrantReleaser::released);
 	}
 
 	private static long keepNanos(Grant grant, Duration holdAtLeast, long nowNanos) {

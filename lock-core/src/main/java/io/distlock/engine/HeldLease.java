@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -87,6 +88,14 @@ final class HeldLease implements LockLease {
 		if (this.released.compareAndSet(false, true)) {
 			this.registry.releaseHold(this, holdAtLeast);
 		}
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseAsync() {
+		if (this.released.compareAndSet(false, true)) {
+			return this.registry.releaseHoldAsync(this);
+		}
+		return CompletableFuture.completedFuture(null);
 	}
 
 	@Override

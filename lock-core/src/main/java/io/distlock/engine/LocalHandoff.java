@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -105,19 +106,20 @@ final class LocalHandoff {
 	 * @return {@link LockStore.Release#KEPT} if a waiter took the kept grant, or what became of
 	 * the grant in the store
 	 */
-	LockStore.Release checkpoint(Grant grant, long sentNanos) {
-		LockStore.Checkpoint checkpoint = this.store.keepUnlessAwaited(grant.key(), grant.owner(), lastToken(grant),
-				this.leaseTime);
-		if (!checkpoint.kept()) {
-			return checkpoint.release();
-		}
-		Grant kept = grant.kept(checkpoint.fencingToken(), sentNanos, sentNanos + this.validityNanos,
-				sentNanos + this.renewalNanos);
-		if (grant.gate().handOff(kept)) {
-			return LockStore.Release.KEPT;
-		}
-		// The waiter gave up during the round trip: nobody takes the kept grant.
-		return releaseInStore(kept);
+	CompletableFuture<LockStore.Release> checkpoint(Grant grant, long sentNanos) {
+		return this.store.keepUnlessAwaited(grant.key(), grant.owner(), lastToken(grant), this.leaseTime)
+			.thenCompose((checkpoint) -> {
+				if (!checkpoint.kept()) {
+					return CompletableFuture.completedFuture(checkpoint.release());
+				}
+				Grant kept = grant.kept(checkpoint.fencingToken(), sentNanos, sentNanos + this.validityNanos,
+						sentNanos + this.renewalNanos);
+				if (grant.gate().handOff(kept)) {
+					return CompletableFuture.completedFuture(LockStore.Release.KEPT);
+				}
+				// The waiter gave up during the round trip: nobody takes the kept grant.
+				return releaseInStore(kept);
+			});
 	}
 
 	/**
@@ -132,13 +134,12 @@ final class LocalHandoff {
 		if (handed.validUntilNanos() - now >= this.minValidityNanos) {
 			return handed.handedOver(name, now);
 		}
-		try {
-			releaseInStore(handed);
-		}
-		catch (RuntimeException ex) {
-			// Best effort: the key expires with its lease, which is no longer renewed.
-			logger.debug("Could not release a stale handed-over lock for key '" + handed.key() + "'", ex);
-		}
+		releaseInStore(handed).whenComplete((released, failure) -> {
+			if (failure != null) {
+				// Best effort: the key expires with its lease, which is no longer renewed.
+				logger.debug("Could not release a stale handed-over lock for key '" + handed.key() + "'", failure);
+			}
+		});
 		return null;
 	}
 
@@ -146,7 +147,7 @@ final class LocalHandoff {
 	 * Release a grant this class manages in the store, recording its token if it was handed
 	 * over.
 	 */
-	LockStore.Release releaseInStore(Grant grant) {
+	CompletableFuture<LockStore.Release> releaseInStore(Grant grant) {
 		return this.store.releaseExclusive(grant.key(), grant.owner(), lastToken(grant));
 	}
 

@@ -2,14 +2,23 @@ package io.distlock.engine;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
  * The SPI between the lock engine and the place where grants live. Every operation compares the
  * owner atomically: a store never releases or extends a grant that is not the caller's.
  * <p>
- * The engine calls a store from at most one thread per key per registry at a time (the local
- * gate), and renews from the watchdog's I/O thread.
+ * Every operation is asynchronous: it sends its request and returns a future without waiting
+ * for the answer, and never blocks the calling thread (which may be a driver's event loop). The
+ * future may complete on any thread, and its dependent stages must not block either. The engine
+ * bounds every call by its caller's own deadline (what is left of a wait time, a lease's
+ * validity, a short fixed bound for a release), so a store need not bound them itself; a
+ * request still in flight when the engine stops waiting must stay harmless, which the owner
+ * comparison guarantees.
+ * <p>
+ * The engine calls a store from at most one acquisition per key per registry at a time (the
+ * local gate).
  */
 public interface LockStore extends AutoCloseable {
 
@@ -34,7 +43,8 @@ public interface LockStore extends AutoCloseable {
 	 * @param waitTime how much longer the caller may wait; zero when it will not wait
 	 * @return whether the key was taken and, if not, how long the holder's grant still lives
 	 */
-	Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime);
+	CompletableFuture<Acquisition> tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
+			Duration waitTime);
 
 	/**
 	 * Release the key if the owner still holds it, notifying waiters if there are any.
@@ -44,7 +54,7 @@ public interface LockStore extends AutoCloseable {
 	 * @return {@code true} if the grant was the owner's and is now gone, {@code false} if it had
 	 * already expired or been replaced
 	 */
-	boolean release(LockMode mode, String key, String owner);
+	CompletableFuture<Boolean> release(LockMode mode, String key, String owner);
 
 	/**
 	 * Try to take the read lock of a key whose write lock the same holder has (a downgrade, as
@@ -57,8 +67,20 @@ public interface LockStore extends AutoCloseable {
 	 * @param writeOwner the owner of the write lock the holder has
 	 * @return the acquisition; not granted if the write lock is no longer {@code writeOwner}'s
 	 */
-	default Acquisition tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime, String writeOwner) {
-		throw new UnsupportedOperationException(getClass().getName() + " does not support read/write locks");
+	default CompletableFuture<Acquisition> tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime,
+			String writeOwner) {
+		return CompletableFuture.failedFuture(
+				new UnsupportedOperationException(getClass().getName() + " does not support read/write locks"));
+	}
+
+	/**
+	 * Return how much longer than the caller's wait time an acquisition may take by design, such
+	 * as the time replicas are given to acknowledge a grant: the engine waits that much longer
+	 * for an attempt's answer.
+	 * @return the allowance, zero by default
+	 */
+	default Duration acquireAllowance() {
+		return Duration.ZERO;
 	}
 
 	/**
@@ -82,8 +104,9 @@ public interface LockStore extends AutoCloseable {
 	 * handed over
 	 * @return whether the grant was the owner's and whether another holder waits for the key
 	 */
-	default Release releaseExclusive(String key, String owner, long lastToken) {
-		throw new UnsupportedOperationException(getClass().getName() + " does not support local handoff");
+	default CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
+		return CompletableFuture.failedFuture(
+				new UnsupportedOperationException(getClass().getName() + " does not support local handoff"));
 	}
 
 	/**
@@ -99,8 +122,10 @@ public interface LockStore extends AutoCloseable {
 	 * @param leaseTime the lease of the kept grant
 	 * @return {@link Release#KEPT} with the new token, or the release's outcome
 	 */
-	default Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
-		throw new UnsupportedOperationException(getClass().getName() + " does not support local handoff");
+	default CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken,
+			Duration leaseTime) {
+		return CompletableFuture.failedFuture(
+				new UnsupportedOperationException(getClass().getName() + " does not support local handoff"));
 	}
 
 	/**
@@ -108,7 +133,7 @@ public interface LockStore extends AutoCloseable {
 	 * @param grant the grant
 	 * @return whether the store holds it now
 	 */
-	boolean isHeld(HeldKey grant);
+	CompletableFuture<Boolean> isHeld(HeldKey grant);
 
 	/**
 	 * Extend the grants that their owners still hold.
@@ -116,12 +141,12 @@ public interface LockStore extends AutoCloseable {
 	 * @param leaseTime the new lease of each grant, from now
 	 * @return for each grant in order, whether it was still held and is now extended
 	 */
-	boolean[] renew(List<HeldKey> grants, Duration leaseTime);
+	CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime);
 
 	/**
 	 * Start delivering release notifications of contended keys to the given consumer, if this
 	 * store can. Called once, lazily, before the first wait; may be called again after it
-	 * failed.
+	 * failed. The one blocking operation: the engine calls it on a thread of its own.
 	 * @param releasedKeys receives the user key of every released key someone waits for
 	 * @return whether notifications are now delivered
 	 */
@@ -129,27 +154,15 @@ public interface LockStore extends AutoCloseable {
 
 	/**
 	 * Check that the store answers, for health checks.
-	 * @throws RuntimeException the store's exception if it does not
+	 * @return completes when the store answered, exceptionally with the store's exception if it
+	 * failed
 	 */
-	void ping();
+	CompletableFuture<Void> ping();
 
 	/**
 	 * Stop listening and free the store's resources. Grants already in the store stay until they
 	 * expire.
 	 */
-	/**
-	 * Return this store with every call waiting at most the given time for an answer, so that a
-	 * caller's own deadline (what is left of a wait time, a lease's validity) decides how long it
-	 * waits, not a driver's command timeout. A call that runs out fails as the store fails
-	 * otherwise. The view shares everything else with this store and is not closed on its own.
-	 * A store that cannot bound its calls returns itself.
-	 * @param timeout the longest wait for one call
-	 * @return the bounded view
-	 */
-	default LockStore bounded(Duration timeout) {
-		return this;
-	}
-
 	@Override
 	void close();
 

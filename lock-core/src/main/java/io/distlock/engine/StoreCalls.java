@@ -1,14 +1,20 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
- * Runs store calls out of reach of the calling thread's interrupt. A driver that sees the
- * interrupt flag may cancel a command it has not written yet, or throw without knowing whether
- * the server applied it: a release would then leave the key for a whole lease, an acquisition
- * might hold a key nobody knows of. The flag is cleared for the call and set again after it, so
- * that the caller still sees the interrupt.
+ * Bounds store calls by the caller's own deadline. A store answers with a future; the engine
+ * decides how long anyone waits for it (what is left of a wait time, a lease's validity, a
+ * short fixed bound for a release or a health check), never the driver's command timeout. A
+ * call is sent and waited for out of reach of the calling thread's interrupt: an interrupted
+ * holder's release must still reach the store, or the key stays taken for a whole lease. The
+ * flag is cleared for the call and set again after it, so that the caller still sees it.
  */
 final class StoreCalls {
 
@@ -42,16 +48,106 @@ final class StoreCalls {
 		return (left > MIN_TIMEOUT.toNanos()) ? Duration.ofNanos(left) : MIN_TIMEOUT;
 	}
 
-	static <T> T uninterrupted(Supplier<T> call) {
+	/**
+	 * Return a future that completes as the call does, or fails with a
+	 * {@link StoreTimeoutException} once the bound has passed. The call itself is left alone: a
+	 * request already sent may still be applied, which the owner comparison makes harmless.
+	 */
+	static <T> CompletableFuture<T> within(CompletableFuture<T> call, Duration bound) {
+		if (call.isDone()) {
+			return call;
+		}
+		CompletableFuture<T> bounded = new CompletableFuture<>();
+		call.whenComplete((reply, failure) -> {
+			if (failure != null) {
+				bounded.completeExceptionally(unwrap(failure));
+			}
+			else {
+				bounded.complete(reply);
+			}
+		});
+		// orTimeout cancels its timer when the call answers first: nothing piles up per call.
+		return bounded.orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose((failure) -> {
+			Throwable cause = unwrap(failure);
+			return CompletableFuture.failedFuture(
+					(cause instanceof TimeoutException) ? new StoreTimeoutException(bound) : cause);
+		});
+	}
+
+	/**
+	 * Send a call out of reach of the calling thread's interrupt and wait for its answer at
+	 * most the given time.
+	 * @throws RuntimeException the store's failure, or a {@link StoreTimeoutException}
+	 */
+	static <T> T await(Supplier<CompletableFuture<T>> call, Duration bound) {
 		boolean interrupted = Thread.interrupted();
 		try {
-			return call.get();
+			CompletableFuture<T> sent;
+			try {
+				sent = call.get();
+			}
+			finally {
+				interrupted |= Thread.interrupted();
+			}
+			long deadline = System.nanoTime() + bound.toNanos();
+			while (true) {
+				try {
+					return sent.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					// Deliberately not cancelled: the caller must learn the call's outcome.
+					interrupted = true;
+				}
+				catch (ExecutionException ex) {
+					throw asRuntime(ex.getCause());
+				}
+				catch (TimeoutException ex) {
+					throw new StoreTimeoutException(bound);
+				}
+			}
 		}
 		finally {
-			if (interrupted || Thread.interrupted()) {
+			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/**
+	 * Return the failure a future completed with, without the {@link CompletionException}
+	 * around it.
+	 */
+	static Throwable unwrap(Throwable failure) {
+		Throwable cause = failure;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	static RuntimeException asRuntime(Throwable failure) {
+		Throwable cause = unwrap(failure);
+		if (cause instanceof RuntimeException runtime) {
+			return runtime;
+		}
+		if (cause instanceof Error error) {
+			throw error;
+		}
+		return new IllegalStateException(cause);
+	}
+
+	/**
+	 * The store did not answer within the caller's bound.
+	 */
+	static final class StoreTimeoutException extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		StoreTimeoutException(Duration bound) {
+			super("The lock store did not answer within " + Math.max(1, bound.toMillis()) + "ms");
+		}
+
 	}
 
 }

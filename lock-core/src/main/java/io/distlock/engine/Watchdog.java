@@ -130,8 +130,8 @@ final class Watchdog implements AutoCloseable {
 			throw new IllegalStateException("Cannot extend lock for key '" + grant.key() + "': it was released");
 		}
 		long sentNanos = System.nanoTime();
-		LockStore store = this.store.bounded(StoreCalls.until(grant.validUntilNanos()));
-		boolean extended = StoreCalls.uninterrupted(() -> store.renew(List.of(grant.heldKey()), leaseTime)[0]);
+		boolean extended = StoreCalls.await(() -> this.store.renew(List.of(grant.heldKey()), leaseTime),
+				StoreCalls.until(grant.validUntilNanos()))[0];
 		if (!extended) {
 			this.lossHandler.lost(grant, "its extension was refused: the key expired, was deleted or belongs to"
 					+ " another holder");
@@ -252,7 +252,8 @@ final class Watchdog implements AutoCloseable {
 		try {
 			// Waits no longer than the first deadline of the batch: a hung store must not hold up
 			// the renewals of the next ticks.
-			renewed = this.store.bounded(StoreCalls.until(earliestDeadline)).renew(keys, this.leaseTime);
+			Duration bound = StoreCalls.until(earliestDeadline);
+			renewed = StoreCalls.await(() -> this.store.renew(keys, this.leaseTime), bound);
 		}
 		catch (RuntimeException ex) {
 			// Degraded path: the grants stay due and are retried on the next tick until their

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
@@ -42,20 +43,30 @@ final class LuaScript {
 	}
 
 	/**
-	 * Run the script and return its reply. On Lettuce the call is immune to the calling thread's
-	 * interrupt (see {@link LettuceAsyncCall}).
+	 * Send the script and return a future of its reply. On Lettuce nothing waits for the reply
+	 * (see {@link LettuceAsyncCall}); another driver has no asynchronous scripting API, so the
+	 * script runs on the calling thread and the future is complete when this returns.
 	 * @param connection the connection
-	 * @param timeoutMillis how long to wait for the reply on Lettuce (the driver's command
-	 * timeout; other drivers apply their own)
 	 * @param numKeys how many of {@code keysAndArgs} are keys
 	 * @param keysAndArgs the keys, then the arguments
 	 * @return the reply
 	 */
-	<T> T run(RedisConnection connection, long timeoutMillis, int numKeys, byte[]... keysAndArgs) {
+	<T> CompletableFuture<T> run(RedisConnection connection, int numKeys, byte[]... keysAndArgs) {
 		if (lettucePresent && LettuceAsyncCall.supports(connection)) {
-			return LettuceAsyncCall.run(connection, timeoutMillis, this.sha1, this.body, this.returnType, numKeys,
-					keysAndArgs);
+			return LettuceAsyncCall.run(connection, this.sha1, this.body, this.returnType, numKeys, keysAndArgs);
 		}
+		try {
+			return CompletableFuture.completedFuture(runBlocking(connection, numKeys, keysAndArgs));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Run the script on the calling thread through Spring Data's synchronous API.
+	 */
+	<T> T runBlocking(RedisConnection connection, int numKeys, byte[]... keysAndArgs) {
 		try {
 			return connection.scriptingCommands().evalSha(this.sha1, this.returnType, numKeys, keysAndArgs);
 		}

@@ -351,10 +351,35 @@ final class RedisLockScripts {
 			return renewed
 			""", ReturnType.MULTI);
 
+	/**
+	 * Check that a grant is still its owner's: the lock's value, or the owner's lease in a
+	 * readers set, compared with the server's clock (readers are scored with it).
+	 * <p>
+	 * KEYS: the lock or readers set. ARGV: owner, '1' for a readers set. Returns 1 if held.
+	 */
+	static final LuaScript IS_HELD = new LuaScript("is-held", """
+			if ARGV[2] == '1' then
+			  local expiry = tonumber(redis.call('zscore', KEYS[1], ARGV[1]))
+			  if not expiry then
+			    return 0
+			  end
+			  local now = redis.call('time')
+			  local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+			  if expiry > nowMs then
+			    return 1
+			  end
+			  return 0
+			end
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+			  return 1
+			end
+			return 0
+			""", ReturnType.INTEGER);
+
 	/** Every script, for loading ahead of use. */
 	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, RELEASE_EXCLUSIVE,
 			KEEP_UNLESS_AWAITED, RENEW, FAIR_ACQUIRE, FAIR_RELEASE,
-			WRITE_ACQUIRE, READ_ACQUIRE, READ_RELEASE, READ_RENEW, RENEW_OR_RECREATE);
+			WRITE_ACQUIRE, READ_ACQUIRE, READ_RELEASE, READ_RENEW, RENEW_OR_RECREATE, IS_HELD);
 
 	private RedisLockScripts() {
 	}

@@ -6,7 +6,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
@@ -38,10 +43,13 @@ public final class RedisLockStore implements LockStore {
 	/** Loaded only when enabled: it needs the Lettuce driver. */
 	private final ReplicaAcknowledgement replicaAcknowledgement;
 
-	private volatile Boolean cluster;
+	/**
+	 * Runs the acquisitions that wait for replicas: {@code WAIT} needs a dedicated connection in
+	 * a pipeline, which Spring Data runs synchronously. Its threads end when idle.
+	 */
+	private final ThreadPoolExecutor replicaWaits;
 
-	/** How long a script may take on Lettuce, where this store waits for replies itself. */
-	private final long commandTimeoutMillis;
+	private volatile Boolean cluster;
 
 	/**
 	 * Create a store on one Redis node, for {@code RedlockRegistry}.
@@ -59,31 +67,25 @@ public final class RedisLockStore implements LockStore {
 	RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockKeys keys, Duration fenceRetentionTime,
 			int replicas, Duration replicaTimeout) {
 		this.connectionFactory = connectionFactory;
-		this.commandTimeoutMillis = commandTimeoutMillis(connectionFactory);
 		this.keys = keys;
 		this.fenceRetentionMillis = leaseMillis(fenceRetentionTime);
 		this.subscription = new ReleaseSubscription(connectionFactory, keys.channel());
 		this.replicaAcknowledgement = (replicas > 0) ? new ReplicaAcknowledgement(replicas, replicaTimeout) : null;
+		this.replicaWaits = (replicas > 0) ? new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), (runnable) -> {
+					Thread thread = new Thread(runnable, "distlock-replica-wait");
+					thread.setDaemon(true);
+					return thread;
+				}) : null;
 	}
 
 	/**
-	 * Return a view of this store whose calls wait at most the given time for Redis (on Lettuce;
-	 * other drivers keep their own timeout), sharing everything else with this one.
+	 * Return the replica acknowledgement timeout when grants wait for replicas: an acquisition
+	 * takes up to that long by design.
 	 */
 	@Override
-	public LockStore bounded(Duration timeout) {
-		long millis = Math.max(1, Math.min(this.commandTimeoutMillis, timeout.toMillis()));
-		return (millis == this.commandTimeoutMillis) ? this : new RedisLockStore(this, millis);
-	}
-
-	private RedisLockStore(RedisLockStore store, long commandTimeoutMillis) {
-		this.connectionFactory = store.connectionFactory;
-		this.keys = store.keys;
-		this.fenceRetentionMillis = store.fenceRetentionMillis;
-		this.subscription = store.subscription;
-		this.replicaAcknowledgement = store.replicaAcknowledgement;
-		this.cluster = store.cluster;
-		this.commandTimeoutMillis = commandTimeoutMillis;
+	public Duration acquireAllowance() {
+		return (this.replicaAcknowledgement != null) ? this.replicaAcknowledgement.timeout() : Duration.ZERO;
 	}
 
 	@Override
@@ -92,16 +94,18 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	@Override
-	public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
+	public CompletableFuture<Acquisition> tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
+			Duration waitTime) {
 		return acquire(mode, key, owner, leaseTime, waitTime, "");
 	}
 
 	@Override
-	public Acquisition tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime, String writeOwner) {
+	public CompletableFuture<Acquisition> tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime,
+			String writeOwner) {
 		return acquire(LockMode.READ, key, owner, leaseTime, Duration.ZERO, writeOwner);
 	}
 
-	private Acquisition acquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime,
+	private CompletableFuture<Acquisition> acquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime,
 			String writeOwner) {
 		byte[][] args = { bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime),
 				bytes(writeOwner) };
@@ -127,39 +131,43 @@ public final class RedisLockStore implements LockStore {
 			}
 		}
 		int numKeys = keysAndArgs.length - args.length;
-		List<Object> reply;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			reply = (this.replicaAcknowledgement != null)
-					? this.replicaAcknowledgement.acquire(connection, script, numKeys, keysAndArgs, key)
-					: script.run(connection, this.commandTimeoutMillis, numKeys, keysAndArgs);
+		CompletableFuture<List<Object>> reply;
+		if (this.replicaAcknowledgement != null) {
+			reply = CompletableFuture.supplyAsync(() -> {
+				try (RedisConnection connection = this.connectionFactory.getConnection()) {
+					return this.replicaAcknowledgement.acquire(connection, script, numKeys, keysAndArgs, key);
+				}
+			}, this.replicaWaits);
 		}
-		if (reply == null || reply.size() != 2) {
-			throw new IllegalStateException("Unexpected reply from the " + mode + " acquire script: " + reply);
+		else {
+			reply = call((connection) -> script.run(connection, numKeys, keysAndArgs));
 		}
-		long value = ((Number) reply.get(1)).longValue();
-		return (((Number) reply.get(0)).longValue() == 1) ? Acquisition.granted(value) : Acquisition.taken(value);
+		return reply.thenApply((answer) -> {
+			if (answer == null || answer.size() != 2) {
+				throw new IllegalStateException("Unexpected reply from the " + mode + " acquire script: " + answer);
+			}
+			long value = ((Number) answer.get(1)).longValue();
+			return (((Number) answer.get(0)).longValue() == 1) ? Acquisition.granted(value) : Acquisition.taken(value);
+		});
 	}
 
 	@Override
-	public boolean release(LockMode mode, String key, String owner) {
+	public CompletableFuture<Boolean> release(LockMode mode, String key, String owner) {
 		if (mode == LockMode.EXCLUSIVE) {
 			// One release script for every exclusive lock, handed over or not.
-			return releaseExclusive(key, owner, 0) != Release.NOT_HELD;
+			return releaseExclusive(key, owner, 0).thenApply((released) -> released != Release.NOT_HELD);
 		}
 		byte[][] args = { bytes(owner), this.keys.channel(), bytes(key) };
-		Long released;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			released = switch (mode) {
-				case EXCLUSIVE -> throw new IllegalStateException("Exclusive locks are released above");
-				case FAIR -> RedisLockScripts.FAIR_RELEASE.run(connection, this.commandTimeoutMillis, 4, keysAndArgs(args, this.keys.lock(key),
-						this.keys.waiting(key), this.keys.queue(key), this.keys.queueDeadlines(key)));
-				case WRITE -> RedisLockScripts.RELEASE.run(connection, this.commandTimeoutMillis, 2,
-						keysAndArgs(args, this.keys.write(key), this.keys.waiting(key)));
-				case READ -> RedisLockScripts.READ_RELEASE.run(connection, this.commandTimeoutMillis, 2,
-						keysAndArgs(args, this.keys.readers(key), this.keys.waiting(key)));
-			};
-		}
-		return released != null && released == 1L;
+		CompletableFuture<Long> released = call((connection) -> switch (mode) {
+			case EXCLUSIVE -> throw new IllegalStateException("Exclusive locks are released above");
+			case FAIR -> RedisLockScripts.FAIR_RELEASE.run(connection, 4, keysAndArgs(args, this.keys.lock(key),
+					this.keys.waiting(key), this.keys.queue(key), this.keys.queueDeadlines(key)));
+			case WRITE -> RedisLockScripts.RELEASE.run(connection, 2,
+					keysAndArgs(args, this.keys.write(key), this.keys.waiting(key)));
+			case READ -> RedisLockScripts.READ_RELEASE.run(connection, 2,
+					keysAndArgs(args, this.keys.readers(key), this.keys.waiting(key)));
+		});
+		return released.thenApply((count) -> count != null && count == 1L);
 	}
 
 	@Override
@@ -168,60 +176,57 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	@Override
-	public Release releaseExclusive(String key, String owner, long lastToken) {
+	public CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
 		byte[][] keysAndArgs = keysAndArgs(
 				new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
 						this.fenceRetentionMillis },
 				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
-		Long released;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			released = RedisLockScripts.RELEASE_EXCLUSIVE.run(connection, this.commandTimeoutMillis, 3, keysAndArgs);
-		}
-		if (released == null || released == 0L) {
-			return Release.NOT_HELD;
-		}
-		return (released == 2L) ? Release.RELEASED_AWAITED : Release.RELEASED;
+		CompletableFuture<Long> released = call(
+				(connection) -> RedisLockScripts.RELEASE_EXCLUSIVE.run(connection, 3, keysAndArgs));
+		return released.thenApply((count) -> {
+			if (count == null || count == 0L) {
+				return Release.NOT_HELD;
+			}
+			return (count == 2L) ? Release.RELEASED_AWAITED : Release.RELEASED;
+		});
 	}
 
 	@Override
-	public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+	public CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken,
+			Duration leaseTime) {
 		byte[][] keysAndArgs = keysAndArgs(
 				new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
 						this.fenceRetentionMillis, leaseMillis(leaseTime) },
 				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
-		List<Object> reply;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			reply = RedisLockScripts.KEEP_UNLESS_AWAITED.run(connection, this.commandTimeoutMillis, 3, keysAndArgs);
-		}
-		if (reply == null || reply.size() != 2) {
-			throw new IllegalStateException("Unexpected reply from the keep-unless-awaited script: " + reply);
-		}
-		long outcome = ((Number) reply.get(0)).longValue();
-		if (outcome == 3L) {
-			return new Checkpoint(Release.KEPT, ((Number) reply.get(1)).longValue());
-		}
-		return new Checkpoint((outcome == 2L) ? Release.RELEASED_AWAITED : Release.NOT_HELD, 0);
-	}
-
-	@Override
-	public boolean isHeld(HeldKey grant) {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			if (grant.mode() == LockMode.READ) {
-				Double expiry = connection.zSetCommands().zScore(this.keys.readers(grant.key()), bytes(grant.owner()));
-				// Readers are scored with the server's clock: compare with it, not with ours.
-				Long serverMillis = connection.serverCommands().time();
-				return expiry != null && serverMillis != null && expiry > serverMillis;
+		CompletableFuture<List<Object>> reply = call(
+				(connection) -> RedisLockScripts.KEEP_UNLESS_AWAITED.run(connection, 3, keysAndArgs));
+		return reply.thenApply((answer) -> {
+			if (answer == null || answer.size() != 2) {
+				throw new IllegalStateException("Unexpected reply from the keep-unless-awaited script: " + answer);
 			}
-			byte[] owner = connection.stringCommands().get(heldKeyName(grant));
-			return owner != null && grant.owner().equals(new String(owner, StandardCharsets.UTF_8));
-		}
+			long outcome = ((Number) answer.get(0)).longValue();
+			if (outcome == 3L) {
+				return new Checkpoint(Release.KEPT, ((Number) answer.get(1)).longValue());
+			}
+			return new Checkpoint((outcome == 2L) ? Release.RELEASED_AWAITED : Release.NOT_HELD, 0);
+		});
 	}
 
 	@Override
-	public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
+	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
+		// Readers are scored with the server's clock: the script compares with it, not with ours.
+		byte[] readers = bytes((grant.mode() == LockMode.READ) ? "1" : "0");
+		CompletableFuture<Long> held = call((connection) -> RedisLockScripts.IS_HELD.run(connection, 1,
+				heldKeyName(grant), bytes(grant.owner()), readers));
+		return held.thenApply((answer) -> answer != null && answer == 1L);
+	}
+
+	@Override
+	public CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime) {
 		boolean[] renewed = new boolean[grants.size()];
 		byte[] lease = leaseMillis(leaseTime);
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+		return call((connection) -> {
+			List<CompletableFuture<Void>> scripts = new ArrayList<>();
 			for (List<Integer> group : groupForScripts(connection, grants)) {
 				boolean readers = grants.get(group.get(0)).mode() == LockMode.READ;
 				byte[][] keysAndArgs = new byte[group.size() * 2 + 1][];
@@ -232,13 +237,38 @@ public final class RedisLockStore implements LockStore {
 				}
 				keysAndArgs[group.size()] = lease;
 				LuaScript script = readers ? RedisLockScripts.READ_RENEW : RedisLockScripts.RENEW;
-				List<Object> reply = script.run(connection, this.commandTimeoutMillis, group.size(), keysAndArgs);
-				for (int i = 0; i < group.size(); i++) {
-					renewed[group.get(i)] = ((Number) reply.get(i)).longValue() == 1;
-				}
+				CompletableFuture<List<Object>> reply = script.run(connection, group.size(), keysAndArgs);
+				scripts.add(reply.thenAccept((answer) -> {
+					for (int i = 0; i < group.size(); i++) {
+						renewed[group.get(i)] = ((Number) answer.get(i)).longValue() == 1;
+					}
+				}));
 			}
+			return CompletableFuture.allOf(scripts.toArray(CompletableFuture[]::new)).thenApply((done) -> renewed);
+		});
+	}
+
+	/**
+	 * Send requests on a connection of the factory and close it once they are answered. With a
+	 * shared Lettuce connection (the default) closing it frees nothing; with a pooled one it goes
+	 * back to the pool only when no request on it is still in flight.
+	 */
+	private <T> CompletableFuture<T> call(Function<RedisConnection, CompletableFuture<T>> requests) {
+		RedisConnection connection;
+		try {
+			connection = this.connectionFactory.getConnection();
 		}
-		return renewed;
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<T> answered;
+		try {
+			answered = requests.apply(connection);
+		}
+		catch (RuntimeException ex) {
+			answered = CompletableFuture.failedFuture(ex);
+		}
+		return answered.whenComplete((reply, failure) -> connection.close());
 	}
 
 	private byte[][] readWriteKeys(String key) {
@@ -274,22 +304,22 @@ public final class RedisLockStore implements LockStore {
 	 * @param leaseTime the new lease of each grant
 	 * @return for each grant, whether this node still held it (and now holds it for the lease)
 	 */
-	public boolean[] renewOrRecreate(List<HeldKey> grants, Duration leaseTime) {
-		boolean[] renewed = new boolean[grants.size()];
+	public CompletableFuture<boolean[]> renewOrRecreate(List<HeldKey> grants, Duration leaseTime) {
 		byte[][] keysAndArgs = new byte[grants.size() * 2 + 1][];
 		for (int i = 0; i < grants.size(); i++) {
 			keysAndArgs[i] = this.keys.lock(grants.get(i).key());
 			keysAndArgs[grants.size() + 1 + i] = bytes(grants.get(i).owner());
 		}
 		keysAndArgs[grants.size()] = leaseMillis(leaseTime);
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			List<Object> reply = RedisLockScripts.RENEW_OR_RECREATE.run(connection, this.commandTimeoutMillis,
-					grants.size(), keysAndArgs);
+		CompletableFuture<List<Object>> reply = call(
+				(connection) -> RedisLockScripts.RENEW_OR_RECREATE.run(connection, grants.size(), keysAndArgs));
+		return reply.thenApply((answer) -> {
+			boolean[] renewed = new boolean[grants.size()];
 			for (int i = 0; i < grants.size(); i++) {
-				renewed[i] = ((Number) reply.get(i)).longValue() == 1;
+				renewed[i] = ((Number) answer.get(i)).longValue() == 1;
 			}
-		}
-		return renewed;
+			return renewed;
+		});
 	}
 
 	@Override
@@ -310,20 +340,22 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	@Override
-	public void ping() {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+	public CompletableFuture<Void> ping() {
+		return call((connection) -> {
 			if (lettucePresent && LettuceAsyncCall.supports(connection)) {
-				LettuceAsyncCall.ping(connection, this.commandTimeoutMillis);
+				return LettuceAsyncCall.ping(connection);
 			}
-			else {
-				connection.ping();
-			}
-		}
+			connection.ping();
+			return CompletableFuture.completedFuture(null);
+		});
 	}
 
 	@Override
 	public void close() {
 		this.subscription.stop();
+		if (this.replicaWaits != null) {
+			this.replicaWaits.shutdown();
+		}
 	}
 
 	/**
@@ -352,12 +384,6 @@ public final class RedisLockStore implements LockStore {
 			this.cluster = known;
 		}
 		return known;
-	}
-
-	private static long commandTimeoutMillis(RedisConnectionFactory connectionFactory) {
-		// A Lettuce factory says its command timeout; otherwise Lettuce's default (another driver
-		// applies its own timeout and never reaches the asynchronous path).
-		return (lettucePresent) ? LettuceTimeouts.commandTimeoutMillis(connectionFactory, 60_000) : 60_000;
 	}
 
 	private static byte[] leaseMillis(Duration duration) {

@@ -31,6 +31,10 @@ final class ReplicaAcknowledgement {
 		this.timeout = timeout;
 	}
 
+	Duration timeout() {
+		return this.timeout;
+	}
+
 	/**
 	 * Run an acquire script and wait for its grant to reach the replicas.
 	 * @throws LockReplicationException if fewer replicas than required acknowledged a grant

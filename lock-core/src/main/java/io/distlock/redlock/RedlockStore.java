@@ -66,10 +66,48 @@ final class RedlockStore implements LockStore {
 	}
 
 	@Override
-	public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
+	public CompletableFuture<Acquisition> tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
+			Duration waitTime) {
+		return supply(() -> tryAcquireBlocking(mode, key, owner, leaseTime, waitTime));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> release(LockMode mode, String key, String owner) {
+		return supply(() -> releaseBlocking(mode, key, owner));
+	}
+
+	@Override
+	public CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime) {
+		return supply(() -> renewBlocking(grants, leaseTime));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
+		return supply(() -> isHeldBlocking(grant));
+	}
+
+	@Override
+	public CompletableFuture<Void> ping() {
+		return supply(() -> {
+			pingBlocking();
+			return null;
+		});
+	}
+
+	private static <T> CompletableFuture<T> supply(java.util.function.Supplier<T> call) {
+		try {
+			return CompletableFuture.completedFuture(call.get());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private Acquisition tryAcquireBlocking(LockMode mode, String key, String owner, Duration leaseTime,
+			Duration waitTime) {
 		requireExclusive(mode);
 		QuorumCall.Call<Acquisition> call = this.quorum.start(
-				(node) -> node.tryAcquire(LockMode.EXCLUSIVE, key, owner, leaseTime, waitTime), Acquisition::acquired,
+				(node) -> node.tryAcquire(LockMode.EXCLUSIVE, key, owner, leaseTime, waitTime).join(), Acquisition::acquired,
 				true);
 		List<QuorumCall.Outcome<Acquisition>> outcomes = call.outcomes();
 		long token = 0;
@@ -102,8 +140,7 @@ final class RedlockStore implements LockStore {
 		return Acquisition.taken((answered < this.quorum.quorum()) ? -1 : quorumTtl(holderTtls));
 	}
 
-	@Override
-	public boolean release(LockMode mode, String key, String owner) {
+	private boolean releaseBlocking(LockMode mode, String key, String owner) {
 		requireExclusive(mode);
 		// Mark first, check for a renewal after: a renewal that registers before the mark is
 		// waited for below, one that registers after it sees the mark and skips the grant.
@@ -143,7 +180,7 @@ final class RedlockStore implements LockStore {
 	 */
 	private boolean releaseOnQuorum(String key, String owner) {
 		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum
-			.call((node) -> node.release(LockMode.EXCLUSIVE, key, owner), Boolean::booleanValue, false);
+			.call((node) -> node.release(LockMode.EXCLUSIVE, key, owner).join(), Boolean::booleanValue, false);
 		int released = count(outcomes);
 		if (released >= this.quorum.quorum()) {
 			return true;
@@ -156,8 +193,7 @@ final class RedlockStore implements LockStore {
 		return false;
 	}
 
-	@Override
-	public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
+	private boolean[] renewBlocking(List<HeldKey> grants, Duration leaseTime) {
 		for (HeldKey grant : grants) {
 			requireExclusive(grant.mode());
 		}
@@ -178,7 +214,7 @@ final class RedlockStore implements LockStore {
 			if (live.isEmpty()) {
 				return renewed;
 			}
-			QuorumCall.Call<boolean[]> call = this.quorum.start((node) -> node.renewOrRecreate(live, leaseTime),
+			QuorumCall.Call<boolean[]> call = this.quorum.start((node) -> node.renewOrRecreate(live, leaseTime).join(),
 					(result) -> true, false);
 			// The batch counts as finished only when every node's renewal has ended: a slow one
 			// still on its way could re-create a key that a release deletes meanwhile.
@@ -219,10 +255,9 @@ final class RedlockStore implements LockStore {
 		}
 	}
 
-	@Override
-	public boolean isHeld(HeldKey grant) {
+	private boolean isHeldBlocking(HeldKey grant) {
 		requireExclusive(grant.mode());
-		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum.call((node) -> node.isHeld(grant),
+		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum.call((node) -> node.isHeld(grant).join(),
 				Boolean::booleanValue, true);
 		int held = count(outcomes);
 		if (held >= this.quorum.quorum()) {
@@ -244,10 +279,9 @@ final class RedlockStore implements LockStore {
 		return listening;
 	}
 
-	@Override
-	public void ping() {
+	private void pingBlocking() {
 		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum.call((node) -> {
-			node.ping();
+			node.ping().join();
 			return true;
 		}, Boolean::booleanValue, false);
 		int answering = count(outcomes);
@@ -304,13 +338,13 @@ final class RedlockStore implements LockStore {
 					.whenCompleteAsync((result, failure) -> releaseQuietly(node, key, owner), this.executor);
 			}
 		}
-		this.quorum.call((node) -> silent.contains(node) || node.release(LockMode.EXCLUSIVE, key, owner),
+		this.quorum.call((node) -> silent.contains(node) || node.release(LockMode.EXCLUSIVE, key, owner).join(),
 				(released) -> true, false);
 	}
 
 	private static void releaseQuietly(RedisLockStore node, String key, String owner) {
 		try {
-			node.release(LockMode.EXCLUSIVE, key, owner);
+			node.release(LockMode.EXCLUSIVE, key, owner).join();
 		}
 		catch (RuntimeException ex) {
 			// Best effort on a node that did not answer: the key expires with its lease anyway.

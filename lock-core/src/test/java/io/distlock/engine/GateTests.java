@@ -4,19 +4,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The local gate: one holder, waiters admitted in arrival order by whoever leaves, a waiter
- * that gives up never admitted afterwards, and a handed-over grant only for a waiter that can
- * take one.
+ * The local gate: one holder, waiters (futures, not threads) admitted in arrival order by
+ * whoever leaves, a waiter that was withdrawn never admitted afterwards, a handed-over grant only
+ * for a waiter that can take one, and release notifications that are neither lost nor counted
+ * twice.
  */
 @Timeout(10)
 class GateTests {
@@ -24,142 +22,99 @@ class GateTests {
 	private final Gate gate = new Gate("k", "k", LockMode.EXCLUSIVE);
 
 	@Test
-	void oneHolderAtATime() throws Exception {
+	void oneHolderAtATime() {
 		assertThat(this.gate.tryEnter()).isTrue();
 		assertThat(this.gate.tryEnter()).isFalse();
-		assertThat(this.gate.enter(TimeUnit.MILLISECONDS.toNanos(50), false, true, true)).isFalse();
+		Gate.Waiter waiter = this.gate.enter(true);
+		assertThat(waiter.admission()).isNotDone();
+		this.gate.leave();
+		assertThat(waiter.admission()).isCompletedWithValue(Gate.Admission.FREE);
+		assertThat(this.gate.tryEnter()).as("the admitted waiter holds the gate").isFalse();
 		this.gate.leave();
 		assertThat(this.gate.tryEnter()).isTrue();
 	}
 
 	@Test
-	void waitersAreAdmittedInArrivalOrder() throws Exception {
+	void aFreeGateAdmitsAtOnce() {
+		Gate.Waiter waiter = this.gate.enter(false);
+		assertThat(waiter.admission()).isCompletedWithValue(Gate.Admission.FREE);
+		assertThat(this.gate.tryEnter()).isFalse();
+	}
+
+	@Test
+	void waitersAreAdmittedInArrivalOrder() {
 		this.gate.tryEnter();
 		List<Integer> admitted = new ArrayList<>();
-		List<Thread> threads = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
-			int index = i;
-			Thread thread = start(() -> {
-				try {
-					this.gate.enter(0, true, false, true);
-					synchronized (admitted) {
-						admitted.add(index);
-					}
-					this.gate.leave();
-				}
-				catch (InterruptedException ex) {
-					throw new IllegalStateException(ex);
-				}
-			});
-			threads.add(thread);
-			awaitParked(thread);
+			int number = i;
+			this.gate.enter(true).admission().thenRun(() -> admitted.add(number));
 		}
-		this.gate.leave();
-		for (Thread thread : threads) {
-			thread.join();
+		for (int i = 0; i < 5; i++) {
+			assertThat(admitted).hasSize(i);
+			this.gate.leave();
 		}
 		assertThat(admitted).containsExactly(0, 1, 2, 3, 4);
-	}
-
-	@Test
-	void aWaiterThatTimedOutIsNeverAdmittedAndTheNextOneIs() throws Exception {
-		this.gate.tryEnter();
-		CompletableFuture<Boolean> impatient = CompletableFuture
-			.supplyAsync(() -> enter(TimeUnit.MILLISECONDS.toNanos(100), true));
-		Thread.sleep(20);
-		CompletableFuture<Boolean> patient = CompletableFuture.supplyAsync(() -> enter(0, true));
-		assertThat(impatient.get(5, TimeUnit.SECONDS)).isFalse();
-		assertThat(patient).isNotDone();
-		this.gate.leave();
-		assertThat(patient.get(5, TimeUnit.SECONDS)).isTrue();
-		assertThat(this.gate.tryEnter()).as("the patient waiter holds the gate").isFalse();
-	}
-
-	@Test
-	void anInterruptBeforeAdmissionEndsAnInterruptibleWait() throws Exception {
-		this.gate.tryEnter();
-		CompletableFuture<Throwable> failure = new CompletableFuture<>();
-		Thread waiter = start(() -> {
-			try {
-				this.gate.enter(0, true, true, true);
-				failure.complete(null);
-			}
-			catch (InterruptedException ex) {
-				failure.complete(ex);
-			}
-		});
-		awaitParked(waiter);
-		waiter.interrupt();
-		assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
 		this.gate.leave();
 		assertThat(this.gate.tryEnter()).as("nobody was left waiting").isTrue();
 	}
 
 	@Test
-	void anUninterruptibleWaitKeepsTheInterruptForLater() throws Exception {
+	void aWithdrawnWaiterIsNeverAdmittedAndTheNextOneIs() {
 		this.gate.tryEnter();
-		CompletableFuture<Boolean> interruptedAfter = new CompletableFuture<>();
-		Thread waiter = start(() -> {
-			enter(0, true);
-			interruptedAfter.complete(Thread.currentThread().isInterrupted());
-		});
-		awaitParked(waiter);
-		waiter.interrupt();
-		Thread.sleep(50);
-		assertThat(interruptedAfter).isNotDone();
+		Gate.Waiter impatient = this.gate.enter(true);
+		Gate.Waiter patient = this.gate.enter(true);
+		assertThat(this.gate.withdraw(impatient)).isTrue();
 		this.gate.leave();
-		assertThat(interruptedAfter.get(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(impatient.admission()).isNotDone();
+		assertThat(patient.admission()).isDone();
+		assertThat(this.gate.withdraw(patient)).as("too late: it holds the gate").isFalse();
+		assertThat(this.gate.tryEnter()).as("the patient waiter holds the gate").isFalse();
 	}
 
 	@Test
-	void aGrantIsHandedOnlyToAWaiterThatCanTakeOne() throws Exception {
+	void aGrantIsHandedOnlyToAWaiterThatCanTakeOne() {
 		Grant grant = new Grant(LockMode.EXCLUSIVE, "k", "n", "owner", 7, Duration.ofSeconds(30), true,
 				System.nanoTime(), System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime(), this.gate);
 		this.gate.tryEnter();
 		assertThat(this.gate.handOff(grant)).as("nobody waits").isFalse();
 
-		CountDownLatch entered = new CountDownLatch(1);
-		Thread fixedLease = start(() -> {
-			enter(0, false);
-			entered.countDown();
-		});
-		awaitParked(fixedLease);
+		Gate.Waiter fixedLease = this.gate.enter(false);
 		assertThat(this.gate.handOff(grant)).as("the first waiter cannot take a grant").isFalse();
-		assertThat(entered.getCount()).isEqualTo(1);
+		assertThat(fixedLease.admission()).isNotDone();
+		assertThat(this.gate.hasWaiterAcceptingHandoff()).isFalse();
 		this.gate.leave();
-		assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
-		assertThat(this.gate.takeHandedOff()).isNull();
+		assertThat(fixedLease.admission().join().handedOff()).isNull();
 
-		CompletableFuture<Grant> taken = new CompletableFuture<>();
-		Thread renewed = start(() -> {
-			enter(0, true);
-			taken.complete(this.gate.takeHandedOff());
-		});
-		awaitParked(renewed);
+		Gate.Waiter renewed = this.gate.enter(true);
+		assertThat(this.gate.hasWaiterAcceptingHandoff()).isTrue();
 		assertThat(this.gate.handOff(grant)).isTrue();
-		assertThat(taken.get(5, TimeUnit.SECONDS)).isSameAs(grant);
+		assertThat(renewed.admission().join().handedOff()).isSameAs(grant);
 		assertThat(this.gate.tryEnter()).as("the waiter holds the gate").isFalse();
 	}
 
-	private boolean enter(long timeoutNanos, boolean acceptsHandoff) {
-		try {
-			return this.gate.enter(timeoutNanos, timeoutNanos == 0, false, acceptsHandoff);
-		}
-		catch (InterruptedException ex) {
-			throw new IllegalStateException(ex);
-		}
+	@Test
+	void aYieldingLeaveTellsTheNextWaiterHowLongToHoldBack() {
+		this.gate.tryEnter();
+		Gate.Waiter next = this.gate.enter(true);
+		this.gate.leaveYielding(5_000);
+		assertThat(next.admission().join()).isEqualTo(new Gate.Admission(null, 5_000));
 	}
 
-	private static Thread start(Runnable task) {
-		Thread thread = new Thread(task);
-		thread.start();
-		return thread;
-	}
-
-	private static void awaitParked(Thread thread) throws InterruptedException {
-		while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING) {
-			Thread.sleep(1);
-		}
+	@Test
+	void aReleaseNotificationWakesTheWaiterOnceAndIsKeptUntilSomeoneWaits() {
+		CompletableFuture<Void> first = this.gate.awaitRelease();
+		assertThat(first).isNotDone();
+		this.gate.signalReleased();
+		this.gate.signalReleased();
+		assertThat(first).isDone();
+		assertThat(this.gate.awaitRelease()).as("the second signal arrived while nobody waited").isDone();
+		CompletableFuture<Void> third = this.gate.awaitRelease();
+		assertThat(third).as("a burst wakes once").isNotDone();
+		this.gate.signalReleased();
+		assertThat(third).isDone();
+		this.gate.signalReleased();
+		this.gate.clearReleaseSignals();
+		assertThat(this.gate.awaitRelease()).as("cleared before the next attempt").isNotDone();
 	}
 
 }

@@ -320,7 +320,7 @@ class RenewalFaultIntegrationTests {
 		}
 
 		@Override
-		public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
+		public CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime) {
 			try {
 				this.unblock.await();
 			}

@@ -2,6 +2,7 @@ package io.distlock.store;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import io.distlock.engine.LockMode;
@@ -25,13 +26,20 @@ public class ForwardingLockStore implements LockStore {
 	}
 
 	@Override
-	public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime) {
+	public CompletableFuture<Acquisition> tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
+			Duration waitTime) {
 		return this.delegate.tryAcquire(mode, key, owner, leaseTime, waitTime);
 	}
 
 	@Override
-	public boolean release(LockMode mode, String key, String owner) {
+	public CompletableFuture<Boolean> release(LockMode mode, String key, String owner) {
 		return this.delegate.release(mode, key, owner);
+	}
+
+	@Override
+	public CompletableFuture<Acquisition> tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime,
+			String writeOwner) {
+		return this.delegate.tryAcquireReadUnderWrite(key, owner, leaseTime, writeOwner);
 	}
 
 	@Override
@@ -40,22 +48,22 @@ public class ForwardingLockStore implements LockStore {
 	}
 
 	@Override
-	public Release releaseExclusive(String key, String owner, long lastToken) {
+	public CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
 		return this.delegate.releaseExclusive(key, owner, lastToken);
 	}
 
 	@Override
-	public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+	public CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
 		return this.delegate.keepUnlessAwaited(key, owner, lastToken, leaseTime);
 	}
 
 	@Override
-	public boolean isHeld(HeldKey grant) {
+	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
 		return this.delegate.isHeld(grant);
 	}
 
 	@Override
-	public boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
+	public CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime) {
 		return this.delegate.renew(grants, leaseTime);
 	}
 
@@ -65,8 +73,8 @@ public class ForwardingLockStore implements LockStore {
 	}
 
 	@Override
-	public void ping() {
-		this.delegate.ping();
+	public CompletableFuture<Void> ping() {
+		return this.delegate.ping();
 	}
 
 	@Override

@@ -6,7 +6,9 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.distlock.engine.LockMode;
 import io.distlock.engine.LockStore;
@@ -41,8 +43,7 @@ final class InMemoryLockStore implements LockStore {
 
 	private volatile Consumer<String> releasedKeys;
 
-	@Override
-	public synchronized Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
+	private synchronized Acquisition tryAcquireNow(LockMode mode, String key, String owner, Duration leaseTime,
 			Duration waitTime) {
 		long now = System.nanoTime();
 		long leaseEnd = now + leaseTime.toNanos();
@@ -54,15 +55,13 @@ final class InMemoryLockStore implements LockStore {
 		};
 	}
 
-	@Override
-	public synchronized Acquisition tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime,
+	private synchronized Acquisition tryAcquireReadUnderWriteNow(String key, String owner, Duration leaseTime,
 			String writeOwner) {
 		long now = System.nanoTime();
 		return acquireRead(key, owner, now + leaseTime.toNanos(), now, writeOwner);
 	}
 
-	@Override
-	public boolean release(LockMode mode, String key, String owner) {
+	private boolean releaseNow(LockMode mode, String key, String owner) {
 		boolean released;
 		synchronized (this) {
 			long now = System.nanoTime();
@@ -100,8 +99,7 @@ final class InMemoryLockStore implements LockStore {
 		return true;
 	}
 
-	@Override
-	public Release releaseExclusive(String key, String owner, long lastToken) {
+	private Release releaseExclusiveNow(String key, String owner, long lastToken) {
 		boolean released;
 		boolean awaitedNow;
 		synchronized (this) {
@@ -122,8 +120,7 @@ final class InMemoryLockStore implements LockStore {
 		return awaitedNow ? Release.RELEASED_AWAITED : Release.RELEASED;
 	}
 
-	@Override
-	public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+	private Checkpoint keepUnlessAwaitedNow(String key, String owner, long lastToken, Duration leaseTime) {
 		synchronized (this) {
 			this.lastToken = Math.max(this.lastToken, lastToken);
 			long now = System.nanoTime();
@@ -139,12 +136,11 @@ final class InMemoryLockStore implements LockStore {
 			}
 		}
 		// Someone waits: release as releaseExclusive does, notifying outside the lock.
-		Release released = releaseExclusive(key, owner, 0);
+		Release released = releaseExclusiveNow(key, owner, 0);
 		return new Checkpoint(released, 0);
 	}
 
-	@Override
-	public synchronized boolean isHeld(HeldKey grant) {
+	private synchronized boolean isHeldNow(HeldKey grant) {
 		long now = System.nanoTime();
 		if (grant.mode() == LockMode.READ) {
 			Long end = this.readers.getOrDefault(grant.key(), Map.of()).get(grant.owner());
@@ -154,8 +150,7 @@ final class InMemoryLockStore implements LockStore {
 		return entry != null && entry.owner.equals(grant.owner());
 	}
 
-	@Override
-	public synchronized boolean[] renew(List<HeldKey> grants, Duration leaseTime) {
+	private synchronized boolean[] renewNow(List<HeldKey> grants, Duration leaseTime) {
 		long now = System.nanoTime();
 		boolean[] renewed = new boolean[grants.size()];
 		for (int i = 0; i < grants.size(); i++) {
@@ -185,8 +180,7 @@ final class InMemoryLockStore implements LockStore {
 		return true;
 	}
 
-	@Override
-	public void ping() {
+	private void pingNow() {
 		// Always reachable: it lives in this JVM.
 	}
 
@@ -313,6 +307,63 @@ final class InMemoryLockStore implements LockStore {
 			this.expiresNanos = expiresNanos;
 		}
 
+	}
+
+	// ---- the asynchronous SPI: everything here answers at once, on the calling thread
+
+	@Override
+	public CompletableFuture<Acquisition> tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
+			Duration waitTime) {
+		return answer(() -> tryAcquireNow(mode, key, owner, leaseTime, waitTime));
+	}
+
+	@Override
+	public CompletableFuture<Acquisition> tryAcquireReadUnderWrite(String key, String owner, Duration leaseTime,
+			String writeOwner) {
+		return answer(() -> tryAcquireReadUnderWriteNow(key, owner, leaseTime, writeOwner));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> release(LockMode mode, String key, String owner) {
+		return answer(() -> releaseNow(mode, key, owner));
+	}
+
+	@Override
+	public CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
+		return answer(() -> releaseExclusiveNow(key, owner, lastToken));
+	}
+
+	@Override
+	public CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken,
+			Duration leaseTime) {
+		return answer(() -> keepUnlessAwaitedNow(key, owner, lastToken, leaseTime));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
+		return answer(() -> isHeldNow(grant));
+	}
+
+	@Override
+	public CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime) {
+		return answer(() -> renewNow(grants, leaseTime));
+	}
+
+	@Override
+	public CompletableFuture<Void> ping() {
+		return answer(() -> {
+			pingNow();
+			return null;
+		});
+	}
+
+	private static <T> CompletableFuture<T> answer(Supplier<T> operation) {
+		try {
+			return CompletableFuture.completedFuture(operation.get());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 }

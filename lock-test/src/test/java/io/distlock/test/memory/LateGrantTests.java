@@ -3,6 +3,7 @@ package io.distlock.test.memory;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
@@ -34,15 +35,15 @@ class LateGrantTests {
 		LockStore slow = new ForwardingLockStore(memory) {
 
 			@Override
-			public Acquisition tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
-					Duration waitTime) {
-				Acquisition acquisition = super.tryAcquire(mode, key, owner, leaseTime, waitTime);
+			public CompletableFuture<Acquisition> tryAcquire(LockMode mode, String key, String owner,
+					Duration leaseTime, Duration waitTime) {
+				CompletableFuture<Acquisition> acquisition = super.tryAcquire(mode, key, owner, leaseTime, waitTime);
 				sleep(leaseTime.plusMillis(50));
 				return acquisition;
 			}
 
 			@Override
-			public boolean release(LockMode mode, String key, String owner) {
+			public CompletableFuture<Boolean> release(LockMode mode, String key, String owner) {
 				givenBack.incrementAndGet();
 				return super.release(mode, key, owner);
 			}

@@ -1,6 +1,7 @@
 package io.distlock.test.memory;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.concurrent.Executors;
 
@@ -102,12 +103,12 @@ class LocalHandoffTokenTests {
 		}
 
 		@Override
-		public Release releaseExclusive(String key, String owner, long lastToken) {
+		public CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
 			return super.releaseExclusive(key, owner, 0);
 		}
 
 		@Override
-		public Checkpoint keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
+		public CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken, Duration leaseTime) {
 			return super.keepUnlessAwaited(key, owner, 0, leaseTime);
 		}
 

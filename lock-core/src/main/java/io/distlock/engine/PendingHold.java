@@ -1,0 +1,362 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.distlock.core.LockAcquisitionException;
+
+/**
+ * One acquisition on its way, as a chain of continuations rather than a waiting thread: it
+ * queues on the local gate, takes over a grant handed to it or asks the store, and between
+ * attempts waits for a release notification, the holder's remaining lease or a jittered retry
+ * interval, whichever is first, on the registry's timer. Its {@link #result()} completes with
+ * the lease, with {@code null} when the key stayed taken for the whole wait, or exceptionally
+ * when the store failed.
+ * <p>
+ * {@link #cancel()} gives up the place in line: a waiter leaves the queue at once, an attempt in
+ * flight is given back when it answers, and a grant that raced the cancellation is released.
+ * Nothing here blocks: the continuations run on the caller's thread, the driver's thread or
+ * the timer, and the ones that call the store after a wait run on the timer.
+ */
+final class PendingHold {
+
+	private static final Log logger = LogFactory.getLog(PendingHold.class);
+
+	/** How long one attempt of a wait without a deadline waits for the store. */
+	private static final Duration FOREVER_ATTEMPT = Duration.ofSeconds(60);
+
+	private final GrantAcquirer acquirer;
+
+	private final HoldRequest request;
+
+	private final Gate gate;
+
+	private final long holdId;
+
+	private final long startNanos;
+
+	private final String writeOwner;
+
+	/** Whether the result goes to asynchronous code, whose continuations must not nest. */
+	private final boolean detachedCaller;
+
+	private final Duration leaseTime;
+
+	private final CompletableFuture<HeldLease> result = new CompletableFuture<>();
+
+	/** Guarded by this; the timer that ends a wait in the queue or a pause. */
+	private ScheduledFuture<?> timer;
+
+	private volatile Gate.Waiter waiter;
+
+	/** Completed to end a pause early: a release notification or a cancellation. */
+	private volatile CompletableFuture<Void> wake;
+
+	private boolean waiting;
+
+	PendingHold(GrantAcquirer acquirer, HoldRequest request, Gate gate, long holdId, long startNanos,
+			String writeOwner, boolean detachedCaller) {
+		this.acquirer = acquirer;
+		this.request = request;
+		this.gate = gate;
+		this.holdId = holdId;
+		this.startNanos = startNanos;
+		this.writeOwner = writeOwner;
+		this.detachedCaller = detachedCaller;
+		this.leaseTime = (request.fixedLease() != null) ? request.fixedLease()
+				: acquirer.settings().leaseTime();
+	}
+
+	CompletableFuture<HeldLease> result() {
+		return this.result;
+	}
+
+	/**
+	 * Give up: complete the result with {@code null} unless it is complete already; whatever is
+	 * under way is undone as it comes back.
+	 * @return whether the acquisition was given up, {@code false} if its result was already
+	 * there
+	 */
+	boolean cancel() {
+		if (!this.result.complete(null)) {
+			return false;
+		}
+		Gate.Waiter queued = this.waiter;
+		if (queued != null && this.gate.withdraw(queued)) {
+			cancelTimer();
+			this.acquirer.notAcquired(this.gate);
+			return true;
+		}
+		CompletableFuture<Void> pause = this.wake;
+		if (pause != null) {
+			pause.complete(null);
+		}
+		return true;
+	}
+
+	/**
+	 * Start on the caller's thread: try the gate, and the store at once if the gate is free.
+	 */
+	void start() {
+		if (this.request.waitNanos() == 0) {
+			if (this.gate.tryEnter()) {
+				admitted(Gate.Admission.FREE, true);
+			}
+			else {
+				finish(null);
+			}
+			return;
+		}
+		Gate.Waiter queued = this.gate.enter(this.acquirer.acceptsHandoff(this.request));
+		CompletableFuture<Gate.Admission> admission = queued.admission();
+		if (admission.isDone()) {
+			admitted(admission.join(), true);
+			return;
+		}
+		this.waiter = queued;
+		if (!this.request.forever()) {
+			schedule(this::queueTimedOut, remainingNanos());
+		}
+		admission.thenAccept((admitted) -> admitted(admitted, false));
+	}
+
+	private void queueTimedOut() {
+		Gate.Waiter queued = this.waiter;
+		if (queued != null && this.gate.withdraw(queued)) {
+			finish(null);
+		}
+	}
+
+	/**
+	 * The gate let this acquisition in. A grant handed over is taken at once where the admission
+	 * happened (unless the caller is asynchronous code, whose continuations could otherwise nest
+	 * one holder inside the previous one); anything that asks the store after a wait runs on the
+	 * timer, never on the thread of whoever left the gate, which may be the driver's.
+	 */
+	private void admitted(Gate.Admission admission, boolean onCallerThread) {
+		this.waiter = null;
+		cancelTimer();
+		if (onCallerThread || (admission.handedOff() != null && !this.detachedCaller)) {
+			proceed(admission);
+		}
+		else {
+			this.acquirer.execute(() -> proceed(admission));
+		}
+	}
+
+	private void proceed(Gate.Admission admission) {
+		try {
+			this.acquirer.requireOpen();
+			if (admission.handedOff() != null) {
+				Grant taken = this.acquirer.takeOver(admission.handedOff(), this.request.name());
+				if (taken != null) {
+					granted(taken);
+					return;
+				}
+			}
+			long yieldFor = Math.min(admission.yieldNanos(), remainingNanos());
+			if (yieldFor > 0) {
+				this.gate.clearReleaseSignals();
+				pause(yieldFor, () -> attempt(1));
+			}
+			else {
+				attempt(1);
+			}
+		}
+		catch (RuntimeException ex) {
+			fail(ex);
+		}
+	}
+
+	private void attempt(int attemptNumber) {
+		if (this.result.isDone()) {
+			// Cancelled while it paused.
+			giveUp(fairOwner());
+			return;
+		}
+		try {
+			this.acquirer.requireOpen();
+		}
+		catch (RuntimeException ex) {
+			fail(ex);
+			return;
+		}
+		// A fresh owner per attempt: a late give-back of a failed attempt is owner-compared and
+		// must never delete a later attempt's grant. Fair waiters keep one owner, the identity of
+		// their place in the queue.
+		String owner = (this.request.mode() == LockMode.FAIR) ? fairOwner()
+				: this.acquirer.settings().instanceId() + ":" + this.holdId + "." + attemptNumber;
+		this.gate.clearReleaseSignals();
+		long sentNanos = System.nanoTime();
+		long remaining = remainingNanos();
+		// The wait time bounds the store's answer too: a store that hangs fails the caller when
+		// its wait is over, not when the driver gives up.
+		Duration bound = this.request.forever() ? FOREVER_ATTEMPT
+				: Duration.ofNanos(Math.max(0, remaining)).plus(StoreCalls.ATTEMPT_SLACK)
+					.plus(this.acquirer.acquireAllowance());
+		CompletableFuture<LockStore.Acquisition> call;
+		try {
+			call = this.acquirer.send(this.request, owner, this.leaseTime, remaining, this.writeOwner);
+		}
+		catch (RuntimeException ex) {
+			call = CompletableFuture.failedFuture(ex);
+		}
+		StoreCalls.within(call, bound).whenComplete((answer, failure) -> {
+			try {
+				answered(attemptNumber, owner, sentNanos, answer, failure);
+			}
+			catch (RuntimeException ex) {
+				fail(ex);
+			}
+		});
+	}
+
+	private void answered(int attemptNumber, String owner, long sentNanos, LockStore.Acquisition answer,
+			Throwable failure) {
+		if (failure != null) {
+			// The attempt may have been applied and only its reply lost: give back whatever we may
+			// hold, so the key does not stay taken for a whole lease.
+			this.acquirer.giveBack(this.request.mode(), this.request.key(), owner);
+			Throwable cause = StoreCalls.unwrap(failure);
+			fail(new LockAcquisitionException(this.request.key(), "Could not acquire lock for key '"
+					+ this.request.key() + "': the lock store failed: " + cause.getMessage(), cause));
+			return;
+		}
+		long now = System.nanoTime();
+		if (answer.acquired()) {
+			long validUntil = sentNanos + this.leaseTime.toNanos()
+					- this.acquirer.settings().driftMarginOf(this.leaseTime).toNanos();
+			long minValidityNanos = Math.max(1, this.acquirer.settings().minValidity().toNanos());
+			if (validUntil - now >= minValidityNanos) {
+				granted(new Grant(this.request.mode(), this.request.key(), this.request.name(), owner,
+						answer.fencingToken(), this.leaseTime, this.request.fixedLease() == null, sentNanos,
+						validUntil, sentNanos + this.acquirer.settings().renewalInterval().toNanos(), this.gate));
+				return;
+			}
+			// The reply came so late that too little of the lease is left to rely on: give the
+			// key back (owner-compared, so harmless) and carry on.
+			logger.warn("Lock for key '" + this.request.key() + "' was granted with less than "
+					+ TimeUnit.NANOSECONDS.toMillis(minValidityNanos) + "ms of its " + this.leaseTime.toMillis()
+					+ "ms lease left; releasing it and treating it as not acquired");
+			this.acquirer.giveBack(this.request.mode(), this.request.key(), owner);
+		}
+		long remaining = remainingNanos();
+		if (remaining <= 0 || this.result.isDone()) {
+			// Out of time, or cancelled: a fair waiter leaves the queue at once rather than block
+			// it until its place expires.
+			giveUp(fairOwner());
+			return;
+		}
+		if (!this.waiting) {
+			this.acquirer.notifications().startWaiting(this.gate);
+			this.waiting = true;
+		}
+		// Starts the subscription in the background if it is not running; once it runs, waiting
+		// gates are woken, since a release published before it was missed.
+		this.acquirer.notifications().ensureListening();
+		pause(retryPauseNanos(answer.holderTtlMillis(), remaining), () -> attempt(attemptNumber + 1));
+	}
+
+	/**
+	 * Wait for a release notification, a cancellation or the pause, then go on on the timer.
+	 */
+	private void pause(long pauseNanos, Runnable next) {
+		CompletableFuture<Void> woken = this.gate.awaitRelease();
+		this.wake = woken;
+		if (this.result.isDone()) {
+			woken.complete(null);
+		}
+		if (!woken.isDone()) {
+			schedule(() -> woken.complete(null), pauseNanos);
+		}
+		woken.thenRun(() -> {
+			this.wake = null;
+			cancelTimer();
+			this.acquirer.execute(next);
+		});
+	}
+
+	private void granted(Grant grant) {
+		stopWaiting();
+		HeldLease lease = this.acquirer.hold(grant);
+		if (!this.result.complete(lease)) {
+			// Cancelled while the grant was on its way: nobody will release it but us.
+			this.acquirer.releaseUnwanted(lease);
+		}
+	}
+
+	/**
+	 * End without a grant, leaving the gate to the next waiter.
+	 * @param fairOwner the owner of a fair waiter's place in the store's queue, to give back
+	 */
+	private void giveUp(String fairOwner) {
+		if (fairOwner != null) {
+			this.acquirer.giveBack(LockMode.FAIR, this.request.key(), fairOwner);
+		}
+		stopWaiting();
+		this.gate.leave();
+		finish(null);
+	}
+
+	private void fail(Throwable failure) {
+		stopWaiting();
+		this.gate.leave();
+		this.acquirer.notAcquired(this.gate);
+		this.result.completeExceptionally(failure);
+	}
+
+	/**
+	 * Complete without a grant, once the gate is no longer this acquisition's.
+	 */
+	private void finish(HeldLease lease) {
+		this.acquirer.notAcquired(this.gate);
+		this.result.complete(lease);
+	}
+
+	private void stopWaiting() {
+		if (this.waiting) {
+			this.acquirer.notifications().stopWaiting(this.gate);
+			this.waiting = false;
+		}
+	}
+
+	private synchronized void schedule(Runnable task, long delayNanos) {
+		this.timer = this.acquirer.schedule(task, delayNanos);
+	}
+
+	private synchronized void cancelTimer() {
+		if (this.timer != null) {
+			this.timer.cancel(false);
+			this.timer = null;
+		}
+	}
+
+	/**
+	 * Return the owner of a fair waiter's place in the store's queue, {@code null} for any other
+	 * mode.
+	 */
+	private String fairOwner() {
+		return (this.request.mode() == LockMode.FAIR) ? this.acquirer.settings().instanceId() + ":" + this.holdId
+				: null;
+	}
+
+	private long remainingNanos() {
+		return this.request.remainingNanos(this.startNanos, System.nanoTime());
+	}
+
+	private long retryPauseNanos(long holderTtlMillis, long remainingNanos) {
+		long retryNanos = this.acquirer.settings().retryInterval().toNanos();
+		long pause = retryNanos / 2 + ThreadLocalRandom.current().nextLong(retryNanos / 2 + 1);
+		if (holderTtlMillis >= 0) {
+			pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1));
+		}
+		return Math.min(pause, remainingNanos);
+	}
+
+}
