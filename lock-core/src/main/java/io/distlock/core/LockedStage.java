@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -43,10 +44,12 @@ final class LockedStage {
 				running = CompletableFuture.failedFuture(ex);
 			}
 			CompletableFuture<T> work = running;
+			AtomicReference<LockLostException> lostWhileRunning = new AtomicReference<>();
 			lease.onLost((lost) -> {
-				if (result.completeExceptionally(lost)) {
-					work.cancel(false);
-				}
+				// Stop the task first, so that whoever sees the failure sees it stopped.
+				lostWhileRunning.set(lost);
+				work.cancel(false);
+				result.completeExceptionally(lost);
 			});
 			result.whenComplete((value, ignored) -> {
 				if (result.isCancelled()) {
@@ -54,8 +57,9 @@ final class LockedStage {
 				}
 			});
 			work.whenComplete((value, error) -> lease.releaseAsync().whenComplete((released, releaseFailure) -> {
-				Throwable lost = (releaseFailure != null) ? unwrap(releaseFailure) : null;
-				if (error != null) {
+				Throwable lost = (lostWhileRunning.get() != null) ? lostWhileRunning.get()
+						: (releaseFailure != null) ? unwrap(releaseFailure) : null;
+				if (error != null && lostWhileRunning.get() == null) {
 					Throwable cause = unwrap(error);
 					if (lost != null && lost != cause) {
 						cause.addSuppressed(lost);

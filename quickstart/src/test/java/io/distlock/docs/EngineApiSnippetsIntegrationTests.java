@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.commons.logging.Log;
@@ -21,10 +24,12 @@ import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
+import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The code blocks of {@code docs/engine-api.md}, cut from the regions between the tag markers
@@ -44,7 +49,9 @@ class EngineApiSnippetsIntegrationTests {
 
 	private final List<Long> rebuiltWith = new ArrayList<>();
 
-	private boolean reportRan;
+	private final List<Long> reservedWith = new ArrayList<>();
+
+	private volatile boolean reportRan;
 
 	@BeforeAll
 	static void startPostgres() throws IOException {
@@ -115,6 +122,34 @@ class EngineApiSnippetsIntegrationTests {
 		fair.unlock();
 		assertThat(registry.heldLocks()).isEmpty();
 		registry.close();
+	}
+
+	@Test
+	void theAsynchronousBlockRuns() throws Exception {
+		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
+		// tag::async[]
+		// nothing blocks: the stage completes when the lock is granted, held until the work's stage completes
+		CompletionStage<Integer> reserved = registry.executeLockedAsync(
+				LockRequest.of("stock:7").waitTime(Duration.ofSeconds(2)),
+				(lease) -> reserveAsync(7, lease.fencingToken()));
+
+		// or by hand: the lease is owned by itself, not by a thread
+		registry.acquireAsync(LockRequest.of("report:weekly"))
+			.thenCompose((lease) -> runReportAsync().whenComplete((done, failure) -> lease.releaseAsync()));
+		// end::async[]
+		assertThat(reserved.toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(7);
+		assertThat(this.reservedWith).singleElement().satisfies((token) -> assertThat(token).isPositive());
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.reportRan && registry.heldLocks().isEmpty());
+		registry.close();
+	}
+
+	private CompletionStage<Integer> reserveAsync(int productId, long fencingToken) {
+		this.reservedWith.add(fencingToken);
+		return CompletableFuture.supplyAsync(() -> productId);
+	}
+
+	private CompletionStage<Void> runReportAsync() {
+		return CompletableFuture.runAsync(this::runReport);
 	}
 
 	private void runReport() {
