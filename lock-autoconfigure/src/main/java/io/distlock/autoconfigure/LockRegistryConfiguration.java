@@ -9,10 +9,10 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import io.distlock.core.CompositeLockListener;
-import io.distlock.core.EventPublishingLockListener;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockRegistry;
+import io.distlock.listener.CompositeLockListener;
+import io.distlock.listener.EventPublishingLockListener;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redlock.RedlockRegistry;
 

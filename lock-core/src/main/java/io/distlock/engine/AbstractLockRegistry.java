@@ -15,7 +15,6 @@ import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockContext;
-import io.distlock.core.LockKeys;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRegistry;
