@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -22,6 +23,7 @@ import org.apache.commons.logging.LogFactory;
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockFeature;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.AbstractRedisRegistryBuilder;
@@ -106,7 +108,17 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
-	 * Not supported by Redlock.
+	 * Return no feature: Redlock grants exclusive locks and multi-locks only, so that a
+	 * {@code @DistributedLock(fair = true)} fails at startup.
+	 * @return an empty set
+	 */
+	@Override
+	public Set<LockFeature> supportedFeatures() {
+		return EnumSet.noneOf(LockFeature.class);
+	}
+
+	/**
+	 * Not supported by Redlock (see {@link #supportedFeatures()}).
 	 * @throws LockConfigurationException always
 	 */
 	@Override
@@ -115,7 +127,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
-	 * Not supported by Redlock.
+	 * Not supported by Redlock (see {@link #supportedFeatures()}).
 	 * @throws LockConfigurationException always
 	 */
 	@Override
