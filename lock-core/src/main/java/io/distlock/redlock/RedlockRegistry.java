@@ -48,6 +48,9 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	/** The default time one node may take to answer. */
 	public static final Duration DEFAULT_PER_NODE_TIMEOUT = Duration.ofMillis(100);
 
+	/** The default drift factor: 1% of the lease, as Redlock prescribes. */
+	public static final double DEFAULT_DRIFT_FACTOR = RegistrySettings.DEFAULT_DRIFT_FACTOR;
+
 	private static final AtomicInteger registries = new AtomicInteger();
 
 	private final int nodes;
@@ -89,6 +92,17 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	 */
 	public static Builder builderForUris(List<String> uris) {
 		return new Builder(new ArrayList<>(), List.copyOf(uris));
+	}
+
+	/**
+	 * Return the share of a lease a Redlock grant keeps back for clock drift:
+	 * {@code lease * driftFactor + 2 ms}.
+	 * @param leaseTime the lease
+	 * @param driftFactor the drift factor
+	 * @return the drift margin
+	 */
+	public static Duration driftMargin(Duration leaseTime, double driftFactor) {
+		return RegistrySettings.driftMargin(leaseTime, driftFactor);
 	}
 
 	/**
