@@ -10,14 +10,15 @@ import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
-import io.distlock.engine.AbstractLockRegistry;
-import io.distlock.engine.HeldLock;
+import io.distlock.core.HeldLock;
+import io.distlock.core.LockRegistryIntrospection;
 import io.distlock.interceptor.LockDefinition;
 import io.distlock.interceptor.LockDefinitions;
 
 /**
  * {@code /actuator/locks}: the {@code @DistributedLock} definitions of the application and the
- * locks this instance holds now. Evaluated keys can carry data (a customer id, an order id), so
+ * locks this instance holds now. Held locks and losses come from the {@code LockRegistry} bean
+ * when it implements {@link LockRegistryIntrospection}; otherwise only the definitions are listed. Evaluated keys can carry data (a customer id, an order id), so
  * they are shown only as {@code management.endpoint.locks.show-values} allows, as Spring Boot
  * does for other sensitive values.
  */
@@ -28,7 +29,7 @@ public class LocksEndpoint {
 
 	private final LockDefinitions definitions;
 
-	private final AbstractLockRegistry registry;
+	private final LockRegistryIntrospection registry;
 
 	private final Show showValues;
 
@@ -37,11 +38,12 @@ public class LocksEndpoint {
 	/**
 	 * Create the endpoint.
 	 * @param definitions the annotation definitions
-	 * @param registry the registry whose held locks to show, or {@code null}
+	 * @param registry the registry whose held locks to show, or {@code null} to list the
+	 * definitions only
 	 * @param showValues when to show evaluated keys
 	 * @param roles the roles that may see them with {@link Show#WHEN_AUTHORIZED}
 	 */
-	public LocksEndpoint(LockDefinitions definitions, AbstractLockRegistry registry, Show showValues,
+	public LocksEndpoint(LockDefinitions definitions, LockRegistryIntrospection registry, Show showValues,
 			Set<String> roles) {
 		this.definitions = definitions;
 		this.registry = registry;

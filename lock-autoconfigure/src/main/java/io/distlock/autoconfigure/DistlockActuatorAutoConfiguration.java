@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -19,12 +20,15 @@ import org.springframework.context.annotation.Configuration;
 
 import io.distlock.actuate.LockRegistryHealthIndicator;
 import io.distlock.actuate.LocksEndpoint;
-import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRegistryIntrospection;
 import io.distlock.interceptor.LockDefinitions;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * for the {@code locks} Actuator endpoint and the lock store health indicator.
+ * for the {@code locks} Actuator endpoint and the lock store health indicator, for any
+ * {@link LockRegistry} bean: the held locks, the losses and the store check come from its
+ * {@link LockRegistryIntrospection} when it implements it.
  */
 @AutoConfiguration(after = DistlockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
@@ -39,23 +43,26 @@ public final class DistlockActuatorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnBean(LockDefinitions.class)
-		LocksEndpoint locksEndpoint(LockDefinitions definitions, ObjectProvider<AbstractLockRegistry> registry,
+		LocksEndpoint locksEndpoint(LockDefinitions definitions, ObjectProvider<LockRegistry> registry,
 				LocksEndpointProperties properties) {
-			return new LocksEndpoint(definitions, registry.getIfUnique(), properties.getShowValues(),
-					properties.getRoles());
+			// A registry that cannot describe itself still gets the definitions.
+			LockRegistry unique = registry.getIfUnique();
+			return new LocksEndpoint(definitions,
+					(unique instanceof LockRegistryIntrospection introspection) ? introspection : null,
+					properties.getShowValues(), properties.getRoles());
 		}
 
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-	@ConditionalOnBean(AbstractLockRegistry.class)
+	@ConditionalOnSingleCandidate(LockRegistry.class)
 	@ConditionalOnEnabledHealthIndicator("distlock")
 	static class HealthConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "distlockHealthIndicator")
-		LockRegistryHealthIndicator distlockHealthIndicator(AbstractLockRegistry registry) {
+		LockRegistryHealthIndicator distlockHealthIndicator(LockRegistry registry) {
 			return new LockRegistryHealthIndicator(registry);
 		}
 

@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
 import io.distlock.core.WaitStrategy;
-import io.distlock.engine.RegistrySettings;
+import io.distlock.redis.AbstractRedisRegistryBuilder;
 import io.distlock.redlock.RedlockRegistry;
 
 /**
@@ -43,7 +43,7 @@ public class DistlockProperties implements InitializingBean {
 	 * Lease of a lock without a fixed lease time. The watchdog renews it while the lock is held,
 	 * so it matters only when the holder dies or is cut off from Redis.
 	 */
-	private Duration leaseTime = RegistrySettings.DEFAULT_LEASE_TIME;
+	private Duration leaseTime = AbstractRedisRegistryBuilder.DEFAULT_LEASE_TIME;
 
 	/**
 	 * How often the watchdog renews a held lock, at most half the lease time. Defaults to a
@@ -196,7 +196,7 @@ public class DistlockProperties implements InitializingBean {
 	 */
 	public Duration effectiveRenewalInterval() {
 		return (this.renewalInterval != null) ? this.renewalInterval
-				: RegistrySettings.defaultRenewalInterval(this.leaseTime);
+				: AbstractRedisRegistryBuilder.defaultRenewalInterval(this.leaseTime);
 	}
 
 	@Override
@@ -210,19 +210,19 @@ public class DistlockProperties implements InitializingBean {
 		}
 		requireNotNegative("distlock.wait-time", this.waitTime);
 		requirePositive("distlock.lease-time", this.leaseTime);
-		Duration shortestWatchdogLease = RegistrySettings.MIN_RENEWAL_INTERVAL.multipliedBy(3);
+		Duration shortestWatchdogLease = AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.multipliedBy(3);
 		if (this.renewalInterval == null && this.leaseTime.compareTo(shortestWatchdogLease) < 0) {
 			throw new InvalidLockPropertyException("distlock.lease-time", this.leaseTime,
 					"must be at least " + shortestWatchdogLease.toMillis() + "ms: the watchdog renews a lock every"
 							+ " third of its lease, and not more often than every "
-							+ RegistrySettings.MIN_RENEWAL_INTERVAL.toMillis() + "ms");
+							+ AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.toMillis() + "ms");
 		}
 		requirePositive("distlock.fence-retention-time", this.fenceRetentionTime);
 		if (this.renewalInterval != null) {
 			requirePositive("distlock.renewal-interval", this.renewalInterval);
-			if (this.renewalInterval.compareTo(RegistrySettings.MIN_RENEWAL_INTERVAL) < 0) {
+			if (this.renewalInterval.compareTo(AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL) < 0) {
 				throw new InvalidLockPropertyException("distlock.renewal-interval", this.renewalInterval,
-						"must be at least " + RegistrySettings.MIN_RENEWAL_INTERVAL.toMillis() + "ms");
+						"must be at least " + AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.toMillis() + "ms");
 			}
 			if (this.renewalInterval.multipliedBy(2).compareTo(this.leaseTime) > 0) {
 				throw new InvalidLockPropertyException("distlock.renewal-interval", this.renewalInterval,
@@ -286,7 +286,7 @@ public class DistlockProperties implements InitializingBean {
 		 * Share of a lease kept back for clock drift between the nodes and this process, in
 		 * (0, 0.1].
 		 */
-		private double driftFactor = RegistrySettings.DEFAULT_DRIFT_FACTOR;
+		private double driftFactor = RedlockRegistry.DEFAULT_DRIFT_FACTOR;
 
 		/**
 		 * Shortest validity a fresh Redlock grant may have; a slower quorum is given back and
@@ -351,7 +351,7 @@ public class DistlockProperties implements InitializingBean {
 							"lists '" + node.trim() + "' twice; the nodes must be independent");
 				}
 			}
-			Duration needed = this.perNodeTimeout.plus(RegistrySettings.driftMargin(leaseTime, this.driftFactor))
+			Duration needed = this.perNodeTimeout.plus(RedlockRegistry.driftMargin(leaseTime, this.driftFactor))
 				.plus(this.minValidity);
 			if (leaseTime.compareTo(needed) <= 0) {
 				throw new InvalidLockPropertyException("distlock.lease-time", leaseTime,
@@ -457,13 +457,13 @@ public class DistlockProperties implements InitializingBean {
 		 * without a Redis round trip; 0 turns local handoff off. At most 1000. Not used by
 		 * Redlock.
 		 */
-		private int maxHandoffs = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS;
+		private int maxHandoffs = AbstractRedisRegistryBuilder.DEFAULT_MAX_LOCAL_HANDOFFS;
 
 		/**
 		 * How long after Redis granted it a lock may still be handed to another thread of this
 		 * instance.
 		 */
-		private Duration maxTime = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME;
+		private Duration maxTime = AbstractRedisRegistryBuilder.DEFAULT_MAX_LOCAL_HANDOFF_TIME;
 
 		public int getMaxHandoffs() {
 			return this.maxHandoffs;
@@ -482,9 +482,9 @@ public class DistlockProperties implements InitializingBean {
 		}
 
 		void validate() {
-			if (this.maxHandoffs < 0 || this.maxHandoffs > RegistrySettings.MAX_LOCAL_HANDOFFS) {
+			if (this.maxHandoffs < 0 || this.maxHandoffs > AbstractRedisRegistryBuilder.MAX_LOCAL_HANDOFFS) {
 				throw new InvalidLockPropertyException("distlock.local-handoff.max-handoffs", this.maxHandoffs,
-						"must be between 0 and " + RegistrySettings.MAX_LOCAL_HANDOFFS);
+						"must be between 0 and " + AbstractRedisRegistryBuilder.MAX_LOCAL_HANDOFFS);
 			}
 			requirePositive("distlock.local-handoff.max-time", this.maxTime);
 		}

@@ -12,13 +12,13 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
-import io.distlock.core.CompositeLockListener;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockRegistry;
 import io.distlock.interceptor.LockAdvisor;
 import io.distlock.interceptor.LockDefinitions;
 import io.distlock.interceptor.LockInterceptor;
 import io.distlock.interceptor.LockMethodValidator;
+import io.distlock.listener.CompositeLockListener;
 
 /**
  * The advice of {@code @DistributedLock} and its startup validation. Infrastructure beans are

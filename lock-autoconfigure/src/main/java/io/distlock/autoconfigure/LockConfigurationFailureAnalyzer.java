@@ -13,9 +13,19 @@ class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfi
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, LockConfigurationException cause) {
-		String action = (cause instanceof InvalidLockPropertyException property)
-				? "Update '" + property.getProperty() + "' in your application configuration."
-				: "Fix the @DistributedLock attribute or distlock.* property named above.";
+		String action;
+		if (cause instanceof InvalidLockPropertyException property) {
+			action = "Update '" + property.getProperty() + "' in your application configuration.";
+		}
+		else if (cause instanceof LettuceRequiredException) {
+			action = "Use Lettuce, the default client of spring-boot-starter-data-redis: remove the Jedis dependency "
+					+ "(redis.clients:jedis) or spring.data.redis.client-type=jedis, or define your own "
+					+ "RedisConnectionFactory as a LettuceConnectionFactory. To keep another driver, define your own "
+					+ "LockRegistry bean; the starter then backs off.";
+		}
+		else {
+			action = "Fix the @DistributedLock attribute or distlock.* property named above.";
+		}
 		// The outermost lock exception in the chain: the validator's, which names the bean too.
 		return new FailureAnalysis(cause.getMessage(), action, cause);
 	}

@@ -8,11 +8,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
 
-import io.distlock.core.CompositeLockListener;
-import io.distlock.core.EventPublishingLockListener;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockRegistry;
+import io.distlock.listener.CompositeLockListener;
+import io.distlock.listener.EventPublishingLockListener;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redlock.RedlockRegistry;
 
@@ -49,6 +51,7 @@ class LockRegistryConfiguration {
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	RedisLockRegistry distlockRegistry(RedisConnectionFactory connectionFactory, DistlockProperties properties,
 			ObjectProvider<LockListener> listeners, ObjectProvider<RedisLockRegistryBuilderCustomizer> customizers) {
+		requireLettuce(connectionFactory);
 		RedisLockRegistry.Builder builder = RedisLockRegistry.builder(connectionFactory)
 			.keyPrefix(properties.getKeyPrefix())
 			.leaseTime(properties.getLeaseTime())
@@ -69,6 +72,16 @@ class LockRegistryConfiguration {
 		return builder.build();
 	}
 
+	/**
+	 * Refuse a connection factory of another driver than Lettuce: the registry bounds every call
+	 * by its caller's deadline on Lettuce's asynchronous API, which Jedis does not have.
+	 */
+	private static void requireLettuce(RedisConnectionFactory connectionFactory) {
+		if (!LettuceDriver.isLettuce(connectionFactory)) {
+			throw new LettuceRequiredException(connectionFactory.getClass().getName());
+		}
+	}
+
 	@Bean
 	@ConditionalOnBean(RedisLockRegistry.class)
 	LockStoreEvictionCheck distlockEvictionCheck(RedisConnectionFactory connectionFactory,
@@ -87,6 +100,20 @@ class LockRegistryConfiguration {
 	@ConditionalOnMissingBean
 	EventPublishingLockListener distlockEventPublishingListener(ApplicationEventPublisher publisher) {
 		return new EventPublishingLockListener(publisher);
+	}
+
+	/**
+	 * Loads Lettuce's connection factory only when Lettuce is on the class path.
+	 */
+	private static final class LettuceDriver {
+
+		private static final boolean present = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+				LockRegistryConfiguration.class.getClassLoader());
+
+		static boolean isLettuce(RedisConnectionFactory connectionFactory) {
+			return present && connectionFactory instanceof LettuceConnectionFactory;
+		}
+
 	}
 
 }

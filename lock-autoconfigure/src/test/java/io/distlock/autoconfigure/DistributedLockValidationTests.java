@@ -115,8 +115,14 @@ class DistributedLockValidationTests {
 				.withBean("bad", Fair.class)
 				.run((context) -> {
 					assertThat(context).hasFailed();
-					assertThat(context.getStartupFailure()).hasStackTraceContaining(
-							"@DistributedLock on Fair.run(): attribute 'fair' is not available with Redlock");
+					Throwable failure = context.getStartupFailure();
+					assertThat(failure).hasStackTraceContaining("@DistributedLock on Fair.run(): attribute 'fair' asks for a fair "
+								+ "lock, which LockRegistry bean 'distlockRedlockRegistry' (RedlockRegistry) does not "
+								+ "offer");
+					FailureAnalysis analysis = new LockConfigurationFailureAnalyzer().analyze(failure);
+					assertThat(analysis).isNotNull();
+					assertThat(analysis.getDescription()).contains("Fair.run()").contains("'fair'");
+					assertThat(analysis.getAction()).contains("@DistributedLock attribute");
 				});
 		}
 	}

@@ -58,7 +58,7 @@ public final class LockRequest {
 	 * @throws LockKeyException if the key is {@code null} or blank
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(LockKeys.requireUsable(key), DEFAULT_NAME, Duration.ZERO, null, true, false);
+		return new LockRequest(requireUsable(key), DEFAULT_NAME, Duration.ZERO, null, true, false);
 	}
 
 	/**
@@ -192,6 +192,16 @@ public final class LockRequest {
 	public String toString() {
 		return "LockRequest[name='" + this.name + "', key='" + this.key + "', waitTime=" + this.waitTime + ", leaseTime="
 				+ ((this.leaseTime != null) ? this.leaseTime : "watchdog") + "]";
+	}
+
+	private static String requireUsable(String key) {
+		if (key == null) {
+			throw new LockKeyException("Lock key must not be null");
+		}
+		if (key.isBlank()) {
+			throw new LockKeyException("Lock key must not be blank but was '" + key + "'");
+		}
+		return key;
 	}
 
 }

@@ -16,13 +16,15 @@ import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
+import io.distlock.core.HeldLock;
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockContext;
-import io.distlock.core.LockKeys;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRegistryIntrospection;
 import io.distlock.core.LockRequest;
+import io.distlock.core.LossStatistics;
 
 /**
  * The lock engine over a {@link LockStore}: what every registry does whatever holds its grants.
@@ -35,7 +37,7 @@ import io.distlock.core.LockRequest;
  * never makes it sleep until its timeout. A {@link Watchdog} renews grants that have no fixed
  * lease and signals a loss exactly once.
  */
-public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseable {
+public abstract class AbstractLockRegistry implements LockRegistry, LockRegistryIntrospection, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(AbstractLockRegistry.class);
 
@@ -212,10 +214,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		return held;
 	}
 
-	/**
-	 * Return a snapshot of the locks this registry holds now.
-	 * @return one entry per grant
-	 */
+	@Override
 	public List<HeldLock> heldLocks() {
 		List<HeldLock> held = new ArrayList<>();
 		for (Gate gate : this.gates.all()) {
@@ -229,10 +228,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 		return held;
 	}
 
-	/**
-	 * Return how many locks this registry lost and when it last did.
-	 * @return the loss statistics
-	 */
+	@Override
 	public LossStatistics getLossStatistics() {
 		return this.loss.statistics();
 	}
@@ -246,10 +242,17 @@ public abstract class AbstractLockRegistry implements LockRegistry, AutoCloseabl
 	}
 
 	/**
-	 * Check that the lock store answers, waiting at most a second for it.
+	 * Check that the registry is open, its watchdog runs, and the lock store answers, waiting at
+	 * most a second for it.
+	 * @throws IllegalStateException if the registry is closed or its watchdog stopped
 	 * @throws RuntimeException the store's exception if it does not answer in time
 	 */
+	@Override
 	public void checkStore() {
+		if (!isWatchdogRunning()) {
+			throw new IllegalStateException(
+					"Lock registry is closed or its watchdog stopped: held locks are not renewed");
+		}
 		StoreCalls.await(this.store::ping, StoreCalls.CHECK_TIMEOUT);
 	}
 

@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
+import io.distlock.core.LossStatistics;
 
 /**
  * Tells a holder, exactly once, that its lock was lost: the grant turns LOST and leaves its local
@@ -20,14 +21,14 @@ final class LossSignal {
 
 	private final LockListener listener;
 
-	private final LossStatistics statistics = new LossStatistics();
+	private final LossCounter counter = new LossCounter();
 
 	LossSignal(LockListener listener) {
 		this.listener = listener;
 	}
 
 	LossStatistics statistics() {
-		return this.statistics;
+		return this.counter.snapshot();
 	}
 
 	/**
@@ -45,7 +46,7 @@ final class LossSignal {
 			grant.gate().vacate(grant);
 		}
 		LockLostException lost = grant.lostException();
-		this.statistics.recordLoss();
+		this.counter.recordLoss();
 		logger.error(lost.getMessage());
 		this.listener.onLost(grant.primaryLease(), lost);
 		for (Consumer<? super LockLostException> callback : callbacks) {

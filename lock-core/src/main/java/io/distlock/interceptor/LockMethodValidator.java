@@ -19,12 +19,16 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
 
 import io.distlock.annotation.DistributedLock;
 import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockFeature;
 import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRegistryIntrospection;
 
 /**
  * Checks every {@code @DistributedLock} method of every bean at startup, so that a mistake in
  * an annotation stops the application instead of the first call; then checks that a
- * {@link LockRegistry} exists and that the lock advice runs outside transactions.
+ * {@link LockRegistry} exists, that it offers every kind of lock the annotations ask for (see
+ * {@link LockRegistryIntrospection#supportedFeatures()}), and that the lock advice runs outside
+ * transactions.
  */
 public class LockMethodValidator implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
 
@@ -81,16 +85,7 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 					+ "but there is no LockRegistry bean: configure Redis (spring.data.redis.*) so that a "
 					+ "RedisConnectionFactory exists, or define a LockRegistry bean");
 		}
-		boolean redlock = this.beanFactory.getBeansOfType(LockRegistry.class, false, false)
-			.values()
-			.stream()
-			.anyMatch((registry) -> registry instanceof io.distlock.redlock.RedlockRegistry);
-		for (LockDefinition definition : this.definitions.all()) {
-			if (redlock && definition.fair()) {
-				throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod()
-						+ ": attribute 'fair' is not available with Redlock (distlock.redlock.nodes); remove it");
-			}
-		}
+		this.beanFactory.getBeansOfType(LockRegistry.class, false, false).forEach(this::requireFeatures);
 		for (Advisor advisor : this.beanFactory.getBeansOfType(Advisor.class, false, false).values()) {
 			if (advisor.getAdvice() instanceof TransactionInterceptor && advisor instanceof Ordered ordered
 					&& ordered.getOrder() <= this.lockOrder) {
@@ -98,6 +93,27 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 						+ "' must be lower than the transaction advisor's order '" + ordered.getOrder()
 						+ "': the lock must be taken before a transaction begins and released after it ends, "
 						+ "or a second holder can read data the first has not committed yet");
+			}
+		}
+	}
+
+	/**
+	 * Refuse an attribute that asks for a kind of lock the registry does not offer, such as
+	 * {@code fair} with Redlock, so that it fails now rather than at its first call. A registry
+	 * that does not implement {@link LockRegistryIntrospection} is taken to offer every kind.
+	 */
+	private void requireFeatures(String beanName, LockRegistry registry) {
+		if (!(registry instanceof LockRegistryIntrospection introspection)) {
+			return;
+		}
+		Set<LockFeature> features = introspection.supportedFeatures();
+		for (LockDefinition definition : this.definitions.all()) {
+			if (definition.fair() && !features.contains(LockFeature.FAIR)) {
+				throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod()
+						+ ": attribute 'fair' asks for a fair lock, which LockRegistry bean '" + beanName + "' ("
+						+ registry.getClass().getSimpleName() + ") does not offer; remove the attribute or use "
+						+ "a registry with fair locks (RedisLockRegistry, on one Redis, offers them; Redlock over "
+						+ "distlock.redlock.nodes does not)");
 			}
 		}
 	}

@@ -16,9 +16,24 @@ import io.distlock.engine.RegistrySettings;
  */
 public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegistryBuilder<B>> {
 
+	/** The default lease of a lock renewed by the watchdog. */
+	public static final Duration DEFAULT_LEASE_TIME = RegistrySettings.DEFAULT_LEASE_TIME;
+
+	/** The shortest renewal interval the watchdog accepts. */
+	public static final Duration MIN_RENEWAL_INTERVAL = RegistrySettings.MIN_RENEWAL_INTERVAL;
+
+	/** The default number of local handoffs in a row before a release in Redis. */
+	public static final int DEFAULT_MAX_LOCAL_HANDOFFS = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS;
+
+	/** The most local handoffs in a row. */
+	public static final int MAX_LOCAL_HANDOFFS = RegistrySettings.MAX_LOCAL_HANDOFFS;
+
+	/** The default time a lock may be handed around locally after Redis granted it. */
+	public static final Duration DEFAULT_MAX_LOCAL_HANDOFF_TIME = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME;
+
 	private String keyPrefix = RedisLockRegistry.DEFAULT_KEY_PREFIX;
 
-	private Duration leaseTime = RegistrySettings.DEFAULT_LEASE_TIME;
+	private Duration leaseTime = DEFAULT_LEASE_TIME;
 
 	private Duration renewalInterval;
 
@@ -32,9 +47,9 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 
 	private String instanceId;
 
-	private int maxLocalHandoffs = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS;
+	private int maxLocalHandoffs = DEFAULT_MAX_LOCAL_HANDOFFS;
 
-	private Duration maxLocalHandoffTime = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME;
+	private Duration maxLocalHandoffTime = DEFAULT_MAX_LOCAL_HANDOFF_TIME;
 
 	/**
 	 * Create a builder with the default options.
@@ -134,8 +149,7 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	 * processes get their turn. Each handoff gives the next holder a larger fencing token. Only
 	 * locks renewed by the watchdog are handed over. A Redlock registry never hands over.
 	 * @param maxHandoffs how many handoffs in a row, 0 to turn local handoff off, at most
-	 * {@value RegistrySettings#MAX_LOCAL_HANDOFFS}; default
-	 * {@value RegistrySettings#DEFAULT_MAX_LOCAL_HANDOFFS}
+	 * {@value #MAX_LOCAL_HANDOFFS}; default {@value #DEFAULT_MAX_LOCAL_HANDOFFS}
 	 * @param maxTime how long after Redis granted it a lock may still be handed over, default
 	 * 50 ms
 	 * @return this builder
@@ -144,6 +158,15 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 		this.maxLocalHandoffs = maxHandoffs;
 		this.maxLocalHandoffTime = maxTime;
 		return self();
+	}
+
+	/**
+	 * Return the renewal interval used when none is set: a third of the lease.
+	 * @param leaseTime the lease
+	 * @return the default renewal interval
+	 */
+	public static Duration defaultRenewalInterval(Duration leaseTime) {
+		return RegistrySettings.defaultRenewalInterval(leaseTime);
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -22,6 +23,7 @@ import org.apache.commons.logging.LogFactory;
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.LockConfigurationException;
+import io.distlock.core.LockFeature;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.AbstractRedisRegistryBuilder;
@@ -45,6 +47,9 @@ public class RedlockRegistry extends AbstractLockRegistry {
 
 	/** The default time one node may take to answer. */
 	public static final Duration DEFAULT_PER_NODE_TIMEOUT = Duration.ofMillis(100);
+
+	/** The default drift factor: 1% of the lease, as Redlock prescribes. */
+	public static final double DEFAULT_DRIFT_FACTOR = RegistrySettings.DEFAULT_DRIFT_FACTOR;
 
 	private static final AtomicInteger registries = new AtomicInteger();
 
@@ -90,6 +95,17 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
+	 * Return the share of a lease a Redlock grant keeps back for clock drift:
+	 * {@code lease * driftFactor + 2 ms}.
+	 * @param leaseTime the lease
+	 * @param driftFactor the drift factor
+	 * @return the drift margin
+	 */
+	public static Duration driftMargin(Duration leaseTime, double driftFactor) {
+		return RegistrySettings.driftMargin(leaseTime, driftFactor);
+	}
+
+	/**
 	 * Return how many nodes the registry uses.
 	 * @return the number of nodes
 	 */
@@ -106,7 +122,17 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
-	 * Not supported by Redlock.
+	 * Return no feature: Redlock grants exclusive locks and multi-locks only, so that a
+	 * {@code @DistributedLock(fair = true)} fails at startup.
+	 * @return an empty set
+	 */
+	@Override
+	public Set<LockFeature> supportedFeatures() {
+		return EnumSet.noneOf(LockFeature.class);
+	}
+
+	/**
+	 * Not supported by Redlock (see {@link #supportedFeatures()}).
 	 * @throws LockConfigurationException always
 	 */
 	@Override
@@ -115,7 +141,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
-	 * Not supported by Redlock.
+	 * Not supported by Redlock (see {@link #supportedFeatures()}).
 	 * @throws LockConfigurationException always
 	 */
 	@Override

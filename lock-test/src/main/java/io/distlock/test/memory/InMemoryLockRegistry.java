@@ -15,7 +15,9 @@ import io.distlock.engine.RegistrySettings;
  * application instance on the same Redis.
  * <p>
  * {@link #forceDelete(String)} removes a held key as an operator would, to test how code reacts
- * when its lock is lost.
+ * when its lock is lost. It implements {@link io.distlock.core.LockRegistryIntrospection}, so an
+ * application whose {@code LockRegistry} bean it is gets {@code /actuator/locks} and the health
+ * check as with Redis.
  */
 public class InMemoryLockRegistry extends AbstractLockRegistry {
 

@@ -1,7 +1,11 @@
-package io.distlock.core;
+package io.distlock.listener;
 
 import java.time.Duration;
 import java.util.List;
+
+import io.distlock.core.LockLease;
+import io.distlock.core.LockListener;
+import io.distlock.core.LockLostException;
 
 /**
  * Tells several listeners, in order. Registries guard each call, so one failing listener does
@@ -27,7 +31,7 @@ public final class CompositeLockListener implements LockListener {
 	 */
 	public static LockListener of(List<? extends LockListener> listeners) {
 		return switch (listeners.size()) {
-			case 0 -> NONE;
+			case 0 -> LockListener.NONE;
 			case 1 -> listeners.get(0);
 			default -> new CompositeLockListener(listeners);
 		};

@@ -1,10 +1,11 @@
-package io.distlock.engine;
+package io.distlock.core;
 
 import java.time.Duration;
 import java.time.Instant;
 
 /**
- * A snapshot of one lock a registry holds, for the Actuator endpoint and diagnostics.
+ * A snapshot of one lock a registry holds, for the Actuator endpoint and diagnostics (see
+ * {@link LockRegistryIntrospection#heldLocks()}).
  *
  * @param name the logical name the lock was requested under
  * @param key the key

@@ -1,6 +1,11 @@
-package io.distlock.core;
+package io.distlock.listener;
 
 import org.springframework.context.ApplicationEventPublisher;
+
+import io.distlock.core.LockLease;
+import io.distlock.core.LockListener;
+import io.distlock.core.LockLostEvent;
+import io.distlock.core.LockLostException;
 
 /**
  * Publishes a {@link LockLostEvent} when a lock is lost while held.

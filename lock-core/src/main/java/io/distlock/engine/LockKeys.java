@@ -1,0 +1,24 @@
+package io.distlock.engine;
+
+import io.distlock.core.LockRequest;
+
+/**
+ * Checks that a lock key is usable before it reaches a store, by the one rule a
+ * {@link LockRequest} applies to its key.
+ */
+final class LockKeys {
+
+	private LockKeys() {
+	}
+
+	/**
+	 * Return the key if it can name a lock.
+	 * @param key the candidate key
+	 * @return the same key
+	 * @throws io.distlock.core.LockKeyException if the key is {@code null} or blank
+	 */
+	static String requireUsable(String key) {
+		return LockRequest.of(key).key();
+	}
+
+}
