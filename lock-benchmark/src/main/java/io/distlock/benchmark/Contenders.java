@@ -2,6 +2,7 @@ package io.distlock.benchmark;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 
@@ -14,6 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
+import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 
 /**
@@ -25,6 +27,8 @@ final class Contenders {
 
 	static final String DISTLOCK = "distlock";
 
+	static final String DISTLOCK_ASYNC = "distlock (async)";
+
 	static final String REDISSON = "Redisson RLock";
 
 	static final String SPRING_INTEGRATION_SPIN = "Spring Integration (spin)";
@@ -33,11 +37,14 @@ final class Contenders {
 
 	static final String NO_LOCK = "no lock (negative control)";
 
+	/** The async contender's wait time: longer than any scenario, as {@code lock()} waits. */
+	private static final Duration ASYNC_WAIT = Duration.ofMinutes(10);
+
 	private Contenders() {
 	}
 
 	/** The names of all contenders, in the order of the report. */
-	static final List<String> NAMES = List.of(DISTLOCK, REDISSON, SPRING_INTEGRATION_SPIN, SPRING_INTEGRATION_PUB_SUB,
+	static final List<String> NAMES = List.of(DISTLOCK, DISTLOCK_ASYNC, REDISSON, SPRING_INTEGRATION_SPIN, SPRING_INTEGRATION_PUB_SUB,
 			FloorLock.NAME);
 
 	static List<Contender> all(int port) {
@@ -50,6 +57,7 @@ final class Contenders {
 	static Contender named(String name, int port) {
 		return switch (name) {
 			case DISTLOCK -> distlock(port);
+			case DISTLOCK_ASYNC -> distlockAsync(port);
 			case REDISSON -> redisson(port);
 			case SPRING_INTEGRATION_SPIN -> springIntegration(port, RedisLockType.SPIN_LOCK);
 			case SPRING_INTEGRATION_PUB_SUB -> springIntegration(port, RedisLockType.PUB_SUB_LOCK);
@@ -97,6 +105,37 @@ final class Contenders {
 			registry.close();
 			factory.destroy();
 		});
+	}
+
+	/**
+	 * distlock through {@code executeLockedAsync}: the acquisition is a chain of continuations
+	 * (no parked thread per waiter); the driver's worker thread only waits for its end.
+	 */
+	static Contender distlockAsync(int port) {
+		LettuceConnectionFactory factory = connectionFactory(port);
+		RedisLockRegistry registry = new RedisLockRegistry(factory);
+		return new Contender() {
+
+			@Override
+			public String name() {
+				return DISTLOCK_ASYNC;
+			}
+
+			@Override
+			public void locked(String key, Runnable section) {
+				registry.executeLockedAsync(LockRequest.of(key).waitTime(ASYNC_WAIT), (lease) -> {
+					section.run();
+					return CompletableFuture.completedFuture(null);
+				}).toCompletableFuture().join();
+			}
+
+			@Override
+			public void close() {
+				registry.close();
+				factory.destroy();
+			}
+
+		};
 	}
 
 	static Contender redisson(int port) {
