@@ -45,31 +45,41 @@ final class MultiLock implements DistLock {
 
 	@Override
 	public void lock() {
-		List<DistLock> taken = new ArrayList<>();
-		try {
-			for (DistLock lock : this.locks) {
-				lock.lock();
-				taken.add(lock);
+		while (true) {
+			List<DistLock> taken = new ArrayList<>();
+			try {
+				for (DistLock lock : this.locks) {
+					lock.lock();
+					taken.add(lock);
+				}
 			}
-		}
-		catch (RuntimeException ex) {
-			unlockAll(taken, ex);
-			throw ex;
+			catch (RuntimeException ex) {
+				unlockAll(taken, ex);
+				throw ex;
+			}
+			if (stillHeld(taken)) {
+				return;
+			}
 		}
 	}
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		List<DistLock> taken = new ArrayList<>();
-		try {
-			for (DistLock lock : this.locks) {
-				lock.lockInterruptibly();
-				taken.add(lock);
+		while (true) {
+			List<DistLock> taken = new ArrayList<>();
+			try {
+				for (DistLock lock : this.locks) {
+					lock.lockInterruptibly();
+					taken.add(lock);
+				}
 			}
-		}
-		catch (RuntimeException | InterruptedException ex) {
-			unlockAll(taken, ex);
-			throw ex;
+			catch (RuntimeException | InterruptedException ex) {
+				unlockAll(taken, ex);
+				throw ex;
+			}
+			if (stillHeld(taken)) {
+				return;
+			}
 		}
 	}
 
@@ -84,32 +94,54 @@ final class MultiLock implements DistLock {
 				}
 				taken.add(lock);
 			}
-			return true;
 		}
 		catch (RuntimeException ex) {
 			unlockAll(taken, ex);
 			throw ex;
 		}
+		return stillHeld(taken);
 	}
 
 	@Override
 	public boolean tryLock(Duration waitTime) throws InterruptedException {
 		long deadline = System.nanoTime() + waitTime.toNanos();
-		List<DistLock> taken = new ArrayList<>();
-		try {
-			for (DistLock lock : this.locks) {
-				if (!lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
-					unlockAll(taken, null);
-					return false;
+		while (true) {
+			List<DistLock> taken = new ArrayList<>();
+			try {
+				for (DistLock lock : this.locks) {
+					if (!lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+						unlockAll(taken, null);
+						return false;
+					}
+					taken.add(lock);
 				}
-				taken.add(lock);
 			}
-			return true;
+			catch (RuntimeException | InterruptedException ex) {
+				unlockAll(taken, ex);
+				throw ex;
+			}
+			if (stillHeld(taken)) {
+				return true;
+			}
+			if (deadline - System.nanoTime() <= 0) {
+				return false;
+			}
 		}
-		catch (RuntimeException | InterruptedException ex) {
-			unlockAll(taken, ex);
-			throw ex;
+	}
+
+	/**
+	 * Return whether every lock taken is still valid: a key taken first can be lost while the
+	 * later ones are waited for (a freeze or restart longer than its lease). Then all are given
+	 * back and the caller tries again or gives up, rather than enter with a lost lock.
+	 */
+	private static boolean stillHeld(List<DistLock> taken) {
+		for (DistLock lock : taken) {
+			if (!lock.isHeldByCurrentThread()) {
+				unlockAll(taken, null);
+				return false;
+			}
 		}
+		return true;
 	}
 
 	@Override

@@ -66,7 +66,19 @@ final class LockSet {
 			new LockSet(acquired).release(Duration.ZERO, ex);
 			throw ex;
 		}
-		return new LockSet(acquired);
+		if (acquired.stream().allMatch(LockLease::isValid)) {
+			return new LockSet(acquired);
+		}
+		// A key taken first was lost while a later one was waited for (a freeze or a restart
+		// longer than its lease): give every key back and try again while the wait lasts, rather
+		// than run the method with a lost lock.
+		new LockSet(acquired).releaseQuietly();
+		Duration left = Duration.ofNanos(deadline - System.nanoTime());
+		if (left.isNegative() || left.isZero()) {
+			throw new LockAcquisitionException(sortedKeys.get(0), "Could not acquire lock '" + definition.name()
+					+ "' for all of its keys within " + waitTime.toMillis() + "ms", null);
+		}
+		return acquire(registry, definition, sortedKeys, left);
 	}
 
 	/**
@@ -141,6 +153,19 @@ final class LockSet {
 			return;
 		}
 		throw lost;
+	}
+
+	/**
+	 * Release every lease, some of which were lost before the method ran: the loss is expected
+	 * and not reported again (each lost lease told its listeners when it was lost).
+	 */
+	private void releaseQuietly() {
+		try {
+			release(Duration.ZERO, null);
+		}
+		catch (LockLostException ex) {
+			// Known: the reason to give the keys back.
+		}
 	}
 
 	private void unbind() {

@@ -583,6 +583,36 @@ public abstract class AbstractLockRegistryContractTests {
 	}
 
 	@Test
+	void aMultiLockWhoseFirstKeyIsLostWhileItWaitsForTheNextTakesItAgain() throws Exception {
+		AbstractLockRegistry registry = registry(Duration.ofMillis(900));
+		AbstractLockRegistry other = registry();
+		String first = "a:" + randomKey();
+		String second = "b:" + randomKey();
+		LockLease blocker = other.acquire(second, Duration.ZERO);
+		Future<Boolean> locked = this.executor.submit(() -> {
+			DistLock both = registry.obtainMulti(first, second);
+			if (!both.tryLock(Duration.ofSeconds(10))) {
+				return false;
+			}
+			try {
+				// Entered only with every key valid, the first one taken again after its loss.
+				return both.isHeldByCurrentThread() && isHeldInStore(registry, first)
+						&& registry.obtain(first).lease().isValid();
+			}
+			finally {
+				both.unlock();
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> isHeldInStore(registry, first));
+		long lostBefore = registry.getLossStatistics().lostCount();
+		loseInStore(registry, first);
+		await().atMost(Duration.ofSeconds(5)).until(() -> registry.getLossStatistics().lostCount() > lostBefore);
+		blocker.release();
+		assertThat(locked.get(15, TimeUnit.SECONDS)).isTrue();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
 	void multiLocksInOppositeOrdersNeverDeadlock() throws Exception {
 		AbstractLockRegistry first = registry();
 		AbstractLockRegistry second = registry();
