@@ -52,12 +52,22 @@ final class MutexHistory {
 	 * Return every hold that began while an earlier hold was still valid and not yet released.
 	 */
 	List<String> overlaps() {
-		List<String> overlaps = new ArrayList<>();
+		return overlappingPairs().stream()
+			.map((pair) -> pair.later() + " began " + (pair.earlier().validEnd() - pair.later().start()) / 1_000
+					+ " µs before " + pair.earlier() + " ended")
+			.toList();
+	}
+
+	/**
+	 * Return every hold that began while an earlier hold was still valid and not yet released,
+	 * with that earlier hold.
+	 */
+	List<Overlap> overlappingPairs() {
+		List<Overlap> overlaps = new ArrayList<>();
 		Hold latest = null;
 		for (Hold hold : this.holds) {
 			if (latest != null && hold.start() - latest.validEnd() < 0) {
-				overlaps.add(hold + " began " + (latest.validEnd() - hold.start()) / 1_000 + " µs before " + latest
-						+ " ended");
+				overlaps.add(new Overlap(latest, hold));
 			}
 			if (latest == null || hold.validEnd() - latest.validEnd() > 0) {
 				latest = hold;
@@ -78,6 +88,12 @@ final class MutexHistory {
 			}
 		}
 		return decreases;
+	}
+
+	/**
+	 * Two holds that overlap: {@code later} began before {@code earlier} ended.
+	 */
+	record Overlap(Hold earlier, Hold later) {
 	}
 
 	/**
