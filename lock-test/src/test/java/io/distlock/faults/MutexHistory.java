@@ -49,7 +49,8 @@ final class MutexHistory {
 	}
 
 	/**
-	 * Return every hold that began while an earlier hold was still valid and not yet released.
+	 * Return every hold that began, valid, while an earlier hold was still valid and not yet
+	 * released.
 	 */
 	List<String> overlaps() {
 		return overlappingPairs().stream()
@@ -59,14 +60,16 @@ final class MutexHistory {
 	}
 
 	/**
-	 * Return every hold that began while an earlier hold was still valid and not yet released,
-	 * with that earlier hold.
+	 * Return every hold that began, valid, while an earlier hold was still valid and not yet
+	 * released, with that earlier hold. A hold that was never valid after it began (its lease was
+	 * lost, and its holder told, before it began, as when a multi-lock's first key is lost while
+	 * it waits for the next) is no hold of the mutex: it overlaps nothing.
 	 */
 	List<Overlap> overlappingPairs() {
 		List<Overlap> overlaps = new ArrayList<>();
 		Hold latest = null;
 		for (Hold hold : this.holds) {
-			if (latest != null && hold.start() - latest.validEnd() < 0) {
+			if (latest != null && hold.start() - latest.validEnd() < 0 && hold.validEnd() - hold.start() > 0) {
 				overlaps.add(new Overlap(latest, hold));
 			}
 			if (latest == null || hold.validEnd() - latest.validEnd() > 0) {

@@ -12,7 +12,9 @@ import java.util.function.Predicate;
  * the schedule injected, and the administrator deletes, checked for the catalogue's promises.
  * <ul>
  * <li><b>Exclusion:</b> for every key, the exclusive, fixed-lease and writer holds form a
- * validity-bounded mutex ({@link MutexHistory}); no reader overlaps a writer. An administrator
+ * validity-bounded mutex ({@link MutexHistory}); no reader overlaps a writer. A hold that was
+ * never valid after it began (its grant was lost, and its holder told, before its section began:
+ * a multi-lock's first key lost while it waited for the second) overlaps nothing. An administrator
  * {@code DEL} breaks assumption A1 (the key stays for its whole TTL), so a hold it cut ends at the
  * {@code DEL}, and holds that begin within one lease after it (while the victim may not know yet)
  * are left out of the exclusion check; they are checked for the loss signal instead.</li>
@@ -73,7 +75,9 @@ final class SoakHistory {
 				MutexHistory.Hold w = checked(writer);
 				for (Entry reader : readers) {
 					MutexHistory.Hold r = checked(reader);
-					if (r.start() - w.validEnd() < 0 && w.start() - r.validEnd() < 0) {
+					// Both valid at once: a hold never valid after it began (lost before) overlaps nothing.
+					if (r.start() - w.validEnd() < 0 && w.start() - r.validEnd() < 0 && r.validEnd() - r.start() > 0
+							&& w.validEnd() - w.start() > 0) {
 						overlaps.add(key + ": reader " + r + " overlaps writer " + w);
 					}
 				}
