@@ -141,6 +141,14 @@ final class SoakHistory {
 	}
 
 	/**
+	 * Return how many holds were never valid after they began (their grant was lost before their
+	 * section began), which overlap nothing in the exclusion check.
+	 */
+	long neverValid() {
+		return this.entries.stream().filter((entry) -> entry.validUntil() == entry.start()).count();
+	}
+
+	/**
 	 * Return how many holds had to be lost, by the faults and deletes they spanned.
 	 */
 	long mustHaveLost() {

@@ -97,7 +97,7 @@ class SoakIntegrationTests {
 		List<String> unsignalled = history.unsignalledLosses();
 		System.out.println("T38 soak: " + history.size() + " holds " + history.holdsByKey() + "; faults "
 				+ schedule.counts + "; " + history.mustHaveLost() + " holds had to be lost, " + history.signalled()
-				+ " were told of a loss; " + summary);
+				+ " were told of a loss, " + history.neverValid() + " were never valid after they began; " + summary);
 		schedule.log.forEach((line) -> System.out.println("T38 fault " + line));
 		history.explainOverlaps().forEach((line) -> System.out.println("T38 " + line));
 		assertThat(summary.failures).as("worker threads that died").isZero();
