@@ -49,15 +49,28 @@ final class MutexHistory {
 	}
 
 	/**
-	 * Return every hold that began while an earlier hold was still valid and not yet released.
+	 * Return every hold that began, valid, while an earlier hold was still valid and not yet
+	 * released.
 	 */
 	List<String> overlaps() {
-		List<String> overlaps = new ArrayList<>();
+		return overlappingPairs().stream()
+			.map((pair) -> pair.later() + " began " + (pair.earlier().validEnd() - pair.later().start()) / 1_000
+					+ " µs before " + pair.earlier() + " ended")
+			.toList();
+	}
+
+	/**
+	 * Return every hold that began, valid, while an earlier hold was still valid and not yet
+	 * released, with that earlier hold. A hold that was never valid after it began (its lease was
+	 * lost, and its holder told, before it began, as when a multi-lock's first key is lost while
+	 * it waits for the next) is no hold of the mutex: it overlaps nothing.
+	 */
+	List<Overlap> overlappingPairs() {
+		List<Overlap> overlaps = new ArrayList<>();
 		Hold latest = null;
 		for (Hold hold : this.holds) {
-			if (latest != null && hold.start() - latest.validEnd() < 0) {
-				overlaps.add(hold + " began " + (latest.validEnd() - hold.start()) / 1_000 + " µs before " + latest
-						+ " ended");
+			if (latest != null && hold.start() - latest.validEnd() < 0 && hold.validEnd() - hold.start() > 0) {
+				overlaps.add(new Overlap(latest, hold));
 			}
 			if (latest == null || hold.validEnd() - latest.validEnd() > 0) {
 				latest = hold;
@@ -78,6 +91,12 @@ final class MutexHistory {
 			}
 		}
 		return decreases;
+	}
+
+	/**
+	 * Two holds that overlap: {@code later} began before {@code earlier} ended.
+	 */
+	record Overlap(Hold earlier, Hold later) {
 	}
 
 	/**

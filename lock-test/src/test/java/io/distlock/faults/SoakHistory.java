@@ -12,7 +12,9 @@ import java.util.function.Predicate;
  * the schedule injected, and the administrator deletes, checked for the catalogue's promises.
  * <ul>
  * <li><b>Exclusion:</b> for every key, the exclusive, fixed-lease and writer holds form a
- * validity-bounded mutex ({@link MutexHistory}); no reader overlaps a writer. An administrator
+ * validity-bounded mutex ({@link MutexHistory}); no reader overlaps a writer. A hold that was
+ * never valid after it began (its grant was lost, and its holder told, before its section began:
+ * a multi-lock's first key lost while it waited for the second) overlaps nothing. An administrator
  * {@code DEL} breaks assumption A1 (the key stays for its whole TTL), so a hold it cut ends at the
  * {@code DEL}, and holds that begin within one lease after it (while the victim may not know yet)
  * are left out of the exclusion check; they are checked for the loss signal instead.</li>
@@ -73,13 +75,48 @@ final class SoakHistory {
 				MutexHistory.Hold w = checked(writer);
 				for (Entry reader : readers) {
 					MutexHistory.Hold r = checked(reader);
-					if (r.start() - w.validEnd() < 0 && w.start() - r.validEnd() < 0) {
+					// Both valid at once: a hold never valid after it began (lost before) overlaps nothing.
+					if (r.start() - w.validEnd() < 0 && w.start() - r.validEnd() < 0 && r.validEnd() - r.start() > 0
+							&& w.validEnd() - w.start() > 0) {
 						overlaps.add(key + ": reader " + r + " overlaps writer " + w);
 					}
 				}
 			}
 		}
 		return overlaps;
+	}
+
+	/**
+	 * Describe every overlap for a diagnosis: both holds as logged (times relative to the later
+	 * hold's start), and the faults from 5 s before to 1 s after it.
+	 */
+	List<String> explainOverlaps() {
+		List<String> explained = new ArrayList<>();
+		for (String key : keys()) {
+			List<Entry> exclusive = entriesOf(key, (entry) -> !entry.mode().equals("R"));
+			List<MutexHistory.Hold> holds = exclusive.stream().map(this::checked).toList();
+			for (MutexHistory.Overlap overlap : MutexHistory.of(holds).overlappingPairs()) {
+				Entry earlier = exclusive.get(holds.indexOf(overlap.earlier()));
+				Entry later = exclusive.get(holds.indexOf(overlap.later()));
+				long origin = later.start();
+				explained.add("overlap on " + key + ", times relative to the later hold's start:");
+				explained.add("  earlier " + earlier.describe(origin));
+				explained.add("  later   " + later.describe(origin));
+				for (Outage outage : this.outages) {
+					if (outage.to() - (origin - 5_000_000_000L) > 0 && outage.from() - (origin + 1_000_000_000L) < 0) {
+						explained.add("  fault   " + outage.what() + " from " + Entry.ms(outage.from(), origin) + " to "
+								+ Entry.ms(outage.to(), origin));
+					}
+				}
+				for (Delete delete : this.deletes) {
+					if (delete.sent() - (origin - 5_000_000_000L) > 0 && delete.sent() - (origin + 1_000_000_000L) < 0) {
+						explained.add("  fault   DEL " + delete.key() + (delete.deleted() ? " (held)" : " (free)") + " at "
+								+ Entry.ms(delete.sent(), origin));
+					}
+				}
+			}
+		}
+		return explained;
 	}
 
 	/**
@@ -101,6 +138,14 @@ final class SoakHistory {
 			MutexHistory.of(holds).tokenDecreases().forEach((decrease) -> decreases.add(key + ": " + decrease));
 		}
 		return decreases;
+	}
+
+	/**
+	 * Return how many holds were never valid after they began (their grant was lost before their
+	 * section began), which overlap nothing in the exclusion check.
+	 */
+	long neverValid() {
+		return this.entries.stream().filter((entry) -> entry.validUntil() == entry.start()).count();
 	}
 
 	/**
@@ -199,12 +244,32 @@ final class SoakHistory {
 	}
 
 	private record Entry(String key, String mode, long start, long end, long validUntil, long token, String holder,
-			boolean signalled, long fixedLeaseNanos) {
+			boolean signalled, long fixedLeaseNanos, long asked, long firstDeadline, long lostAt) {
 
 		static Entry parse(String line) {
 			String[] f = line.split(" ");
 			return new Entry(f[0], f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-					Long.parseLong(f[5]), f[6], f[7].equals("1"), Long.parseLong(f[8]));
+					Long.parseLong(f[5]), f[6], f[7].equals("1"), Long.parseLong(f[8]), optional(f, 9),
+					optional(f, 10), optional(f, 11));
+		}
+
+		private static long optional(String[] fields, int index) {
+			return (fields.length > index) ? Long.parseLong(fields[index]) : 0;
+		}
+
+		/**
+		 * Describe the hold with its times relative to {@code origin}, in milliseconds.
+		 */
+		String describe(long origin) {
+			return this.key + "/" + this.mode + " token " + this.token + " of " + this.holder + ": asked "
+					+ ms(this.asked, origin) + ", began " + ms(this.start, origin) + " (deadline then "
+					+ ms(this.firstDeadline, origin) + "), released " + ms(this.end, origin) + ", valid until "
+					+ ms(this.validUntil, origin) + ", loss told " + ms(this.lostAt, origin)
+					+ (this.signalled ? "" : " (never told)");
+		}
+
+		private static String ms(long nanos, long origin) {
+			return (nanos == 0) ? "-" : String.format("%+.1f ms", (nanos - origin) / 1e6);
 		}
 
 		MutexHistory.Hold hold() {

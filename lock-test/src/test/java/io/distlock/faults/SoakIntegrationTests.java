@@ -1,5 +1,8 @@
 package io.distlock.faults;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,15 +89,17 @@ class SoakIntegrationTests {
 			schedule.next();
 		}
 		Summary summary = stopWorkers();
-		SoakHistory history = new SoakHistory(this.oracle.redis().opsForList().range("soak-history:" + run, 0, -1),
-				schedule.outages, schedule.deletes, LEASE);
+		List<String> lines = this.oracle.redis().opsForList().range("soak-history:" + run, 0, -1);
+		keepForDiagnosis(seed, lines, schedule.log);
+		SoakHistory history = new SoakHistory(lines, schedule.outages, schedule.deletes, LEASE);
 		List<String> overlaps = history.overlaps();
 		List<String> decreases = history.tokenDecreases();
 		List<String> unsignalled = history.unsignalledLosses();
 		System.out.println("T38 soak: " + history.size() + " holds " + history.holdsByKey() + "; faults "
 				+ schedule.counts + "; " + history.mustHaveLost() + " holds had to be lost, " + history.signalled()
-				+ " were told of a loss; " + summary);
+				+ " were told of a loss, " + history.neverValid() + " were never valid after they began; " + summary);
 		schedule.log.forEach((line) -> System.out.println("T38 fault " + line));
+		history.explainOverlaps().forEach((line) -> System.out.println("T38 " + line));
 		assertThat(summary.failures).as("worker threads that died").isZero();
 		assertThat(summary.extraCallbacks).as("loss callbacks beyond the first per lease").isZero();
 		assertThat(summary.local).as("local gates left in the processes").isZero();
@@ -162,6 +167,20 @@ class SoakIntegrationTests {
 			}
 		}
 		return summary;
+	}
+
+	/**
+	 * Write the run's history and schedule to {@code target/soak-<seed>.txt}, so that a failure
+	 * can be read hold by hold after the run.
+	 */
+	private static void keepForDiagnosis(long seed, List<String> holds, List<String> faults) throws IOException {
+		List<String> lines = new ArrayList<>();
+		faults.forEach((fault) -> lines.add("fault " + fault));
+		lines.addAll(holds);
+		Path file = Path.of("target", "soak-" + seed + ".txt");
+		Files.createDirectories(file.getParent());
+		Files.write(file, lines);
+		System.out.println("T38 soak: history and schedule in " + file.toAbsolutePath());
 	}
 
 	private Set<String> lockKeysLeft() {

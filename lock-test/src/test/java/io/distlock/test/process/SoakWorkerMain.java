@@ -34,13 +34,16 @@ import io.distlock.redis.RedisLockRegistry;
  * its thread and is released by another one, and a fixed lease that is sometimes outlived.
  * <p>
  * One entry per hold and key:
- * {@code key mode start end validUntil token holder signalled}, times on {@link System#nanoTime()}
+ * {@code key mode start end validUntil token holder signalled fixedLease asked firstDeadline lostAt},
+ * times on {@link System#nanoTime()}
  * (one monotonic clock for every process of the host). {@code validUntil} is the latest deadline
  * the lease promised while it was valid (read through {@link LeaseDeadline} every few
  * milliseconds of the section), {@code signalled} is 1 when the holder was told of a loss (the
  * lease's callback ran or its release threw {@link LockLostException}), and {@code mode} is
  * {@code X} (exclusive), {@code W} (writer), {@code R} (reader) or {@code F} (fixed lease, whose
- * nanoseconds follow as a ninth field).
+ * nanoseconds follow as a ninth field). For the diagnosis of a failure, not for the checks: when the
+ * holder asked for the lock, the deadline the lease promised when the hold began (0 if it was no
+ * longer valid) and when the loss callback ran (0 if it never did).
  * <p>
  * On {@code STOP} the threads finish their holds, the registry's local state must drain, and it
  * prints {@code DONE failures=<n> holds=<n> refused=<n> local=<n> held=<n> callbacks=<n>}.
@@ -167,10 +170,11 @@ public final class SoakWorkerMain {
 				unlocked(key, "X");
 				return;
 			}
+			long asked = System.nanoTime();
 			if (!tryLock(lock)) {
 				return;
 			}
-			Hold hold = new Hold(key, lock.lease());
+			Hold hold = new Hold(key, lock.lease(), asked);
 			try {
 				section(hold);
 				if (this.random.nextInt(10) == 0 && lock.isHeldByCurrentThread()) {
@@ -196,11 +200,12 @@ public final class SoakWorkerMain {
 				return;
 			}
 			DistLock lock = this.registry.obtainMulti("soak:x", "soak:m");
+			long asked = System.nanoTime();
 			if (!tryLock(lock)) {
 				return;
 			}
-			Hold x = new Hold("soak:x", this.registry.obtain("soak:x").lease());
-			Hold m = new Hold("soak:m", this.registry.obtain("soak:m").lease());
+			Hold x = new Hold("soak:x", this.registry.obtain("soak:x").lease(), asked);
+			Hold m = new Hold("soak:m", this.registry.obtain("soak:m").lease(), asked);
 			try {
 				long length = sectionLength();
 				long end = System.nanoTime() + length;
@@ -233,10 +238,11 @@ public final class SoakWorkerMain {
 			}
 			DistReadWriteLock readWrite = this.registry.obtainReadWrite("soak:rw");
 			DistLock lock = write ? readWrite.writeLock() : readWrite.readLock();
+			long asked = System.nanoTime();
 			if (!tryLock(lock)) {
 				return;
 			}
-			Hold hold = new Hold("soak:rw", lock.lease());
+			Hold hold = new Hold("soak:rw", lock.lease(), asked);
 			try {
 				section(hold);
 			}
@@ -251,8 +257,9 @@ public final class SoakWorkerMain {
 				unlocked("soak:a", "X");
 				return;
 			}
+			long asked = System.nanoTime();
 			LockLease lease = this.registry.acquire(LockRequest.of("soak:a").waitTime(WAIT).ownedByThread(false));
-			Hold hold = new Hold("soak:a", lease);
+			Hold hold = new Hold("soak:a", lease, asked);
 			long length = sectionLength();
 			// Released by another thread than the one that acquired it; this one goes on at once.
 			this.releasers.execute(() -> {
@@ -272,8 +279,9 @@ public final class SoakWorkerMain {
 				unlocked("soak:l", "F");
 				return;
 			}
+			long asked = System.nanoTime();
 			LockLease lease = this.registry.acquire(LockRequest.of("soak:l").waitTime(WAIT).leaseTime(FIXED_LEASE));
-			Hold hold = new Hold("soak:l", lease);
+			Hold hold = new Hold("soak:l", lease, asked);
 			try {
 				// Up to 1.5 times the fixed lease: about one hold in three outlives it and must be told.
 				sectionFor(hold, TimeUnit.MILLISECONDS.toNanos(this.random.nextInt((int) (FIXED_LEASE.toMillis() * 3 / 2))));
@@ -285,7 +293,7 @@ public final class SoakWorkerMain {
 		}
 
 		private void unlocked(String key, String mode) {
-			Hold hold = new Hold(key, null);
+			Hold hold = new Hold(key, null, System.nanoTime());
 			sectionFor(hold, sectionLength());
 			hold.end = System.nanoTime();
 			this.log.record(hold, mode);
@@ -359,6 +367,9 @@ public final class SoakWorkerMain {
 
 		final LockLease lease;
 
+		/** When the holder asked for the lock (for a multi-lock, for all its keys). */
+		final long asked;
+
 		final long start = System.nanoTime();
 
 		final AtomicInteger callbacks = new AtomicInteger();
@@ -366,17 +377,28 @@ public final class SoakWorkerMain {
 		/** No promise read yet: an empty hold for the exclusion check. */
 		final AtomicLong validUntil = new AtomicLong(this.start);
 
+		/** The deadline the lease promised when the hold began, or 0 if it was no longer valid. */
+		final long firstDeadline;
+
+		/** When the loss callback first ran, or 0. */
+		final AtomicLong lostAt = new AtomicLong();
+
 		volatile long end;
 
 		volatile boolean lostOnRelease;
 
-		Hold(String key, LockLease lease) {
+		Hold(String key, LockLease lease, long asked) {
 			this.key = key;
 			this.lease = lease;
+			this.asked = asked;
 			if (lease != null) {
-				lease.onLost((lost) -> this.callbacks.incrementAndGet());
+				lease.onLost((lost) -> {
+					this.lostAt.compareAndSet(0, System.nanoTime());
+					this.callbacks.incrementAndGet();
+				});
 			}
 			observe();
+			this.firstDeadline = (this.validUntil.get() != this.start) ? this.validUntil.get() : 0;
 		}
 
 		/**
@@ -430,7 +452,8 @@ public final class SoakWorkerMain {
 			String entry = String.join(" ", List.of(hold.key, mode, Long.toString(hold.start), Long.toString(hold.end),
 					Long.toString(hold.validUntil.get()), Long.toString(token),
 					this.pid + "-" + Thread.currentThread().getName(), signalled ? "1" : "0",
-					Long.toString(FIXED_LEASE.toNanos())));
+					Long.toString(FIXED_LEASE.toNanos()), Long.toString(hold.asked), Long.toString(hold.firstDeadline),
+					Long.toString(hold.lostAt.get())));
 			this.oracle.opsForList().rightPush(this.list, entry);
 			this.holds.incrementAndGet();
 		}
