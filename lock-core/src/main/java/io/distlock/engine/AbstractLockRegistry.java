@@ -26,6 +26,9 @@ import io.distlock.core.LockRegistryIntrospection;
 import io.distlock.core.LockRequest;
 import io.distlock.core.LossStatistics;
 
+import io.distlock.store.LockStore;
+import io.distlock.store.LockMode;
+
 /**
  * The lock engine over a {@link LockStore}: what every registry does whatever holds its grants.
  * <p>

@@ -5,6 +5,8 @@ import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.distlock.store.LockMode;
+
 /**
  * The local gate of one key: only the acquisition that passes it talks to the store for that
  * key; the other acquisitions of this process queue on it in arrival order. The gate stays

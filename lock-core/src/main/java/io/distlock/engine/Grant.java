@@ -12,6 +12,9 @@ import java.util.function.Consumer;
 
 import io.distlock.core.LockLostException;
 
+import io.distlock.store.LockStore;
+import io.distlock.store.LockMode;
+
 /**
  * One grant from the store: the owner written there, the fencing token, the local validity
  * deadline and the state machine that makes the loss signal fire exactly once.

@@ -16,6 +16,9 @@ import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 
+import io.distlock.store.LockStore;
+import io.distlock.store.LockMode;
+
 /**
  * Takes holds: re-enters a hold the thread already has, and otherwise starts a
  * {@link PendingHold} (the gate, a handed-over grant or the store, and the waits between

@@ -12,6 +12,8 @@ import org.apache.commons.logging.LogFactory;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockListener.ReleaseOutcome;
 
+import io.distlock.store.LockStore;
+
 /**
  * Releases holds: the inner holds of a reentrant grant locally, the outermost by handing it to a
  * waiting thread of this process (within the {@link LocalHandoff} limits) or in the store, and

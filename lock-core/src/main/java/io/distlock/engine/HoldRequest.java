@@ -2,6 +2,8 @@ package io.distlock.engine;
 
 import java.time.Duration;
 
+import io.distlock.store.LockMode;
+
 /**
  * One request for a hold, as the engine sees it.
  *

@@ -3,6 +3,8 @@ package io.distlock.engine;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
+import io.distlock.store.LockMode;
+
 /**
  * The local per-key gates of one registry, reference counted: a gate exists while some thread
  * holds or waits for its key, and disappears with the last of them, so that any number of

@@ -6,6 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import io.distlock.store.LockStore;
+import io.distlock.store.LockMode;
+
 /**
  * Lock cohorting for hot keys. When a thread releases a contended exclusive lock while another
  * thread of this process waits for it, the grant passes to that thread without a store round

@@ -11,6 +11,9 @@ import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.LockAcquisitionException;
 
+import io.distlock.store.LockStore;
+import io.distlock.store.LockMode;
+
 /**
  * One acquisition on its way, as a chain of continuations rather than a waiting thread: it
  * queues on the local gate, takes over a grant handed to it or asks the store, and between

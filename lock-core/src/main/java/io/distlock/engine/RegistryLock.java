@@ -5,6 +5,8 @@ import java.time.Duration;
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 
+import io.distlock.store.LockMode;
+
 /**
  * The {@link DistLock} view of one key of a registry. It holds no state of its own, so obtaining
  * locks for any number of keys costs nothing that stays.

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.distlock.core.WaitStrategy;
 
+import io.distlock.store.LockStore;
+
 /**
  * Wakes the threads of this process that wait for a key another process holds. The store
  * delivers one notification per release of an awaited key; every gate waiting on that key (an

@@ -20,6 +20,8 @@ import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.LockListener;
 
+import io.distlock.store.LockStore;
+
 /**
  * Keeps the grants of one registry alive and notices when they are lost.
  * <p>

@@ -19,8 +19,8 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
 
-import io.distlock.engine.LockMode;
-import io.distlock.engine.LockStore;
+import io.distlock.store.LockMode;
+import io.distlock.store.LockStore;
 
 /**
  * A {@link LockStore} on one Redis deployment: every operation is one script, run by SHA over

@@ -14,8 +14,8 @@ import java.util.function.Consumer;
 
 import io.distlock.core.DistributedLockException;
 import io.distlock.core.LockConfigurationException;
-import io.distlock.engine.LockMode;
-import io.distlock.engine.LockStore;
+import io.distlock.store.LockMode;
+import io.distlock.store.LockStore;
 import io.distlock.redis.RedisLockStore;
 
 /**

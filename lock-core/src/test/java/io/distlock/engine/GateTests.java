@@ -10,6 +10,8 @@ import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.store.LockMode;
+
 /**
  * The local gate: one holder, waiters (futures, not threads) admitted in arrival order by
  * whoever leaves, a waiter that was withdrawn never admitted afterwards, a handed-over grant only

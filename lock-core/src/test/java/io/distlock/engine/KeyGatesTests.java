@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.store.LockMode;
+
 class KeyGatesTests {
 
 	@Test

@@ -26,7 +26,7 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.detector.LeaseDeadline;
 import io.distlock.detector.Workers;
 import io.distlock.engine.AbstractLockRegistry;
-import io.distlock.engine.LockStore;
+import io.distlock.store.LockStore;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redis.RedisLockStore;

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-import io.distlock.engine.LockMode;
-import io.distlock.engine.LockStore;
+import io.distlock.store.LockMode;
+import io.distlock.store.LockStore;
 
 /**
  * A {@link LockStore} that forwards every call to another, for tests that change one behaviour

@@ -10,8 +10,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import io.distlock.engine.LockMode;
-import io.distlock.engine.LockStore;
+import io.distlock.store.LockMode;
+import io.distlock.store.LockStore;
 
 /**
  * A {@link LockStore} in maps, with the Redis store's semantics: owner-compared release and

@@ -13,8 +13,8 @@ import io.distlock.core.LockListener;
 import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.engine.AbstractLockRegistry;
-import io.distlock.engine.LockMode;
-import io.distlock.engine.LockStore;
+import io.distlock.store.LockMode;
+import io.distlock.store.LockStore;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.store.ForwardingLockStore;
 

@@ -14,7 +14,7 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.detector.GrantLog;
 import io.distlock.detector.Workers;
 import io.distlock.engine.AbstractLockRegistry;
-import io.distlock.engine.LockStore;
+import io.distlock.store.LockStore;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.store.ForwardingLockStore;
 

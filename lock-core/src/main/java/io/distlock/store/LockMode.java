@@ -1,4 +1,4 @@
-package io.distlock.engine;
+package io.distlock.store;
 
 /**
  * The kinds of lock a store grants.

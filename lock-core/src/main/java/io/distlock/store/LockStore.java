@@ -1,4 +1,4 @@
-package io.distlock.engine;
+package io.distlock.store;
 
 import java.time.Duration;
 import java.util.List;
