@@ -21,7 +21,7 @@ import static org.awaitility.Awaitility.await;
  * classpath (as the build wrote it), not the tests' one, so nothing from the test scope helps it
  * start. Its output goes to a log file, which is also how it tells its HTTP port.
  */
-final class AotInventoryProcess implements AutoCloseable {
+final class AotInventoryProcess {
 
 	/** Set by this module's surefire configuration: the classes, AOT-generated ones included. */
 	static final String CLASSES_PROPERTY = "inventory.aot.classes";
@@ -110,8 +110,10 @@ final class AotInventoryProcess implements AutoCloseable {
 		return Files.readString(this.log, StandardCharsets.UTF_8);
 	}
 
-	@Override
-	public void close() throws InterruptedException {
+	/**
+	 * Stop the application, gracefully if it stops within 30 seconds.
+	 */
+	void stop() throws InterruptedException {
 		// SIGTERM first: Boot's shutdown hook closes the context, and with it the lock registry.
 		this.process.destroy();
 		if (!this.process.waitFor(30, TimeUnit.SECONDS)) {

@@ -55,7 +55,7 @@ class AotModeFlashSaleIntegrationTests {
 	@AfterAll
 	static void stop() throws Exception {
 		if (app != null) {
-			app.close();
+			app.stop();
 		}
 	}
 
