@@ -62,6 +62,17 @@ final class InventoryServers {
 	 * @param properties extra properties, {@code name=value}
 	 */
 	static ConfigurableApplicationContext start(boolean web, String... properties) {
+		return new SpringApplicationBuilder(InventoryApplication.class)
+			.web(web ? WebApplicationType.SERVLET : WebApplicationType.NONE)
+			.run(arguments(properties));
+	}
+
+	/**
+	 * The command-line arguments of an application instance on the shared servers.
+	 * @param properties extra properties, {@code name=value}
+	 * @return {@code --name=value} arguments
+	 */
+	static String[] arguments(String... properties) {
 		List<String> all = new ArrayList<>(List.of("spring.datasource.url=" + postgres().getJdbcUrl("postgres", "postgres"),
 				"spring.datasource.username=postgres", "spring.datasource.password=postgres",
 				"spring.data.redis.host=" + redis().host(), "spring.data.redis.port=" + redis().port(),
@@ -75,13 +86,10 @@ final class InventoryServers {
 			int equals = property.indexOf('=');
 			effective.put(property.substring(0, equals), property.substring(equals + 1));
 		}
-		String[] arguments = effective.entrySet()
+		return effective.entrySet()
 			.stream()
 			.map((entry) -> "--" + entry.getKey() + "=" + entry.getValue())
 			.toArray(String[]::new);
-		return new SpringApplicationBuilder(InventoryApplication.class)
-			.web(web ? WebApplicationType.SERVLET : WebApplicationType.NONE)
-			.run(arguments);
 	}
 
 }
