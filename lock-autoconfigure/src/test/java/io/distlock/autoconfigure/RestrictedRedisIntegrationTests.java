@@ -82,6 +82,18 @@ class RestrictedRedisIntegrationTests {
 	}
 
 	@Test
+	void withoutSubscribeWaitersPollAndTheLockStillHandsOver() {
+		// SUBSCRIBE is not probed at startup (it would hold a connection): the subscription fails
+		// on its own thread, is retried on later waits, and waiters poll meanwhile.
+		try (RedisServer redis = RedisServer.start("--rename-command", "SUBSCRIBE", "renamed-subscribe")) {
+			DistlockRunners.withRedis(redis).run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertExclusive(context.getBean(LockRegistry.class));
+			});
+		}
+	}
+
+	@Test
 	void withoutTimeStartupFailsNamingIt() {
 		// The acquire scripts call TIME: without it no lock can be granted.
 		try (RedisServer redis = RedisServer.start("--rename-command", "TIME", "renamed-time")) {
