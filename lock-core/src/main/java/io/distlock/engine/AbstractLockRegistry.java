@@ -87,10 +87,11 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			return thread;
 		});
 		this.waits.setRemoveOnCancelPolicy(true);
+		CallDeadlines deadlines = new CallDeadlines(this.waits);
 		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.threadHolds, this.watchdog,
-				new ReleaseNotifications(store, settings), handoff, this.waits);
+				new ReleaseNotifications(store, settings), handoff, this.waits, deadlines);
 		this.releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
-				handoff);
+				handoff, deadlines);
 	}
 
 	/**

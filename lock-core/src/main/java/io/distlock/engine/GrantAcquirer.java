@@ -52,10 +52,13 @@ final class GrantAcquirer {
 	/** Ends waits and runs the continuations that call the store after one. */
 	private final ScheduledExecutorService timer;
 
+	private final CallDeadlines deadlines;
+
 	GrantAcquirer(AbstractLockRegistry registry, LockStore store, RegistrySettings settings, LockListener listener,
 			KeyGates gates, ThreadHolds threadHolds, Watchdog watchdog, ReleaseNotifications notifications,
-			LocalHandoff handoff, ScheduledExecutorService timer) {
+			LocalHandoff handoff, ScheduledExecutorService timer, CallDeadlines deadlines) {
 		this.timer = timer;
+		this.deadlines = deadlines;
 		this.handoff = handoff;
 		this.threadHolds = threadHolds;
 		this.registry = registry;
@@ -237,6 +240,13 @@ final class GrantAcquirer {
 		return this.notifications;
 	}
 
+	/**
+	 * Bound a store call by the caller's deadline.
+	 */
+	<T> CompletableFuture<T> within(CompletableFuture<T> call, Duration bound) {
+		return this.deadlines.within(call, bound);
+	}
+
 	Duration acquireAllowance() {
 		return this.store.acquireAllowance();
 	}
@@ -301,7 +311,7 @@ final class GrantAcquirer {
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
-		StoreCalls.within(call, StoreCalls.RELEASE_TIMEOUT).whenComplete((released, failure) -> {
+		this.deadlines.within(call, StoreCalls.RELEASE_TIMEOUT).whenComplete((released, failure) -> {
 			if (failure != null) {
 				// Best effort; the key expires with its lease anyway.
 				logger.debug("Could not give back lock for key '" + key + "' after a failed acquisition", failure);

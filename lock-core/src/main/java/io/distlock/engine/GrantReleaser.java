@@ -42,8 +42,11 @@ final class GrantReleaser {
 
 	private final ThreadHolds threadHolds;
 
+	private final CallDeadlines deadlines;
+
 	GrantReleaser(LockStore store, LockListener listener, KeyGates gates, ThreadHolds threadHolds, Watchdog watchdog,
-			LossSignal loss, LocalHandoff handoff) {
+			LossSignal loss, LocalHandoff handoff, CallDeadlines deadlines) {
+		this.deadlines = deadlines;
 		this.store = store;
 		this.threadHolds = threadHolds;
 		this.handoff = handoff;
@@ -85,7 +88,7 @@ final class GrantReleaser {
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
-		return StoreCalls.within(call, StoreCalls.RELEASE_TIMEOUT)
+		return this.deadlines.within(call, StoreCalls.RELEASE_TIMEOUT)
 			.handle((released, failure) -> released(grant, wasActive, now, sentNanos, released, failure));
 	}
 

@@ -210,7 +210,7 @@ final class PendingHold {
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
-		StoreCalls.within(call, bound).whenComplete((answer, failure) -> {
+		this.acquirer.within(call, bound).whenComplete((answer, failure) -> {
 			try {
 				answered(attemptNumber, owner, sentNanos, answer, failure);
 			}

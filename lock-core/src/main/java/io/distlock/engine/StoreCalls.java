@@ -49,32 +49,6 @@ final class StoreCalls {
 	}
 
 	/**
-	 * Return a future that completes as the call does, or fails with a
-	 * {@link StoreTimeoutException} once the bound has passed. The call itself is left alone: a
-	 * request already sent may still be applied, which the owner comparison makes harmless.
-	 */
-	static <T> CompletableFuture<T> within(CompletableFuture<T> call, Duration bound) {
-		if (call.isDone()) {
-			return call;
-		}
-		CompletableFuture<T> bounded = new CompletableFuture<>();
-		call.whenComplete((reply, failure) -> {
-			if (failure != null) {
-				bounded.completeExceptionally(unwrap(failure));
-			}
-			else {
-				bounded.complete(reply);
-			}
-		});
-		// orTimeout cancels its timer when the call answers first: nothing piles up per call.
-		return bounded.orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose((failure) -> {
-			Throwable cause = unwrap(failure);
-			return CompletableFuture.failedFuture(
-					(cause instanceof TimeoutException) ? new StoreTimeoutException(bound) : cause);
-		});
-	}
-
-	/**
 	 * Send a call out of reach of the calling thread's interrupt and wait for its answer at
 	 * most the given time.
 	 * @throws RuntimeException the store's failure, or a {@link StoreTimeoutException}
