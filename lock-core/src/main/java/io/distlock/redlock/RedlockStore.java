@@ -38,6 +38,9 @@ final class RedlockStore implements LockStore {
 	/** How long the warm-up at startup waits for the nodes. */
 	static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(3);
 
+	/** The shortest time a release waits for a renewal on its way before giving back again. */
+	private static final Duration MIN_RENEWAL_WAIT_TIME = Duration.ofSeconds(2);
+
 	private final List<RedisLockStore> nodes;
 
 	private final QuorumCall quorum;
@@ -139,7 +142,7 @@ final class RedlockStore implements LockStore {
 			// that hangs beyond its command timeout keeps the renewal open. The copy keeps the
 			// bound off the renewal itself, which other releases and renewals share.
 			return renewal.copy()
-				.orTimeout(Math.max(2_000, this.perNodeTimeout.toMillis() * 4), TimeUnit.MILLISECONDS)
+				.orTimeout(renewalWaitTime().toNanos(), TimeUnit.NANOSECONDS)
 				.handle((renewed, late) -> releaseOnQuorum(key, owner))
 				.thenCompose((again) -> again)
 				// The second give-back is best effort, whatever it met: the re-created key
@@ -147,6 +150,15 @@ final class RedlockStore implements LockStore {
 				.handle((again, failure) -> released)
 				.thenCompose((answer) -> answer);
 		});
+	}
+
+	/**
+	 * Return how long a release waits for a renewal on its way before it gives the key back once
+	 * more: four per-node timeouts, and at least {@link #MIN_RENEWAL_WAIT_TIME}.
+	 */
+	private Duration renewalWaitTime() {
+		Duration fourTimeouts = this.perNodeTimeout.multipliedBy(4);
+		return (fourTimeouts.compareTo(MIN_RENEWAL_WAIT_TIME) > 0) ? fourTimeouts : MIN_RENEWAL_WAIT_TIME;
 	}
 
 	/**
