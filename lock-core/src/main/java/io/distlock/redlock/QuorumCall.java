@@ -4,8 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -13,9 +12,11 @@ import java.util.function.Predicate;
 import io.distlock.redis.RedisLockStore;
 
 /**
- * Runs one operation on every node in parallel and waits at most the per-node timeout: until a
- * quorum succeeded (when asked to stop early), until a quorum can no longer succeed, or until
- * every node answered. A node that does not answer in time costs the timeout once, not per node.
+ * Sends one operation to every node at once and decides on the answers as they arrive, without
+ * a thread of its own: as soon as a quorum succeeded (when asked to stop there), a quorum can no
+ * longer succeed, every node answered, or the per-node timeout passed. The nodes are asked at
+ * the same moment, so one timer stands for each node's timeout: a node that does not answer in
+ * time costs the timeout once, not per node.
  */
 final class QuorumCall {
 
@@ -25,13 +26,10 @@ final class QuorumCall {
 
 	private final Duration perNodeTimeout;
 
-	private final ExecutorService executor;
-
-	QuorumCall(List<RedisLockStore> nodes, Duration perNodeTimeout, ExecutorService executor) {
+	QuorumCall(List<RedisLockStore> nodes, Duration perNodeTimeout) {
 		this.nodes = nodes;
 		this.quorum = nodes.size() / 2 + 1;
 		this.perNodeTimeout = perNodeTimeout;
-		this.executor = executor;
 	}
 
 	int quorum() {
@@ -42,73 +40,177 @@ final class QuorumCall {
 		return this.nodes.size();
 	}
 
-	<T> List<Outcome<T>> call(Function<RedisLockStore, T> operation, Predicate<T> success, boolean stopAtQuorum) {
-		return start(operation, success, stopAtQuorum).outcomes();
-	}
-
 	/**
-	 * Run the operation on every node and wait as {@link #call} does, also returning a future
-	 * that completes when every node's operation has ended, including those still running when
-	 * the call returned.
+	 * Send the operation to every node.
+	 * @param operation the operation on one node; it must not block
+	 * @param success which answers count toward the quorum
+	 * @param until when the answers decide
+	 * @return the call, whose {@link Call#decided()} completes with the outcomes once decided
 	 */
-	<T> Call<T> start(Function<RedisLockStore, T> operation, Predicate<T> success, boolean stopAtQuorum) {
-		Semaphore finished = new Semaphore(0);
-		List<CompletableFuture<T>> futures = new ArrayList<>(this.nodes.size());
-		for (RedisLockStore node : this.nodes) {
-			CompletableFuture<T> future = CompletableFuture.supplyAsync(() -> operation.apply(node), this.executor);
-			future.whenComplete((result, failure) -> finished.release());
-			futures.add(future);
-		}
-		long deadline = System.nanoTime() + this.perNodeTimeout.toNanos();
-		// Waited out whatever the caller's interrupt flag says: an interrupted holder's release
-		// must still learn which nodes gave the key back. The bound is the per-node timeout.
-		boolean interrupted = false;
-		while (true) {
-			int done = 0;
-			int succeeded = 0;
-			for (CompletableFuture<T> future : futures) {
-				if (future.isDone()) {
-					done++;
-					if (!future.isCompletedExceptionally() && success.test(future.getNow(null))) {
-						succeeded++;
-					}
+	<T> Call<T> start(Function<RedisLockStore, CompletableFuture<T>> operation, Predicate<T> success, Until until) {
+		Call<T> call = new Call<>(this.nodes.size(), this.quorum, success, until);
+		// The timer is armed before any node is asked, so that every node gets the same time.
+		CompletableFuture<Void> timer = new CompletableFuture<>();
+		timer.orTimeout(this.perNodeTimeout.toNanos(), TimeUnit.NANOSECONDS)
+			.whenComplete((done, timedOut) -> {
+				if (timedOut != null) {
+					call.timeUp();
 				}
-			}
-			boolean decided = (stopAtQuorum && succeeded >= this.quorum)
-					|| succeeded + (futures.size() - done) < this.quorum || done == futures.size();
-			long left = deadline - System.nanoTime();
-			if (decided || left <= 0) {
-				break;
-			}
+			});
+		// Completing the timer early cancels its task: nothing piles up per call.
+		call.decided.whenComplete((outcomes, failure) -> timer.complete(null));
+		for (int i = 0; i < this.nodes.size(); i++) {
+			CompletableFuture<T> answer;
 			try {
-				finished.tryAcquire(left, TimeUnit.NANOSECONDS);
+				answer = operation.apply(this.nodes.get(i));
 			}
-			catch (InterruptedException ex) {
-				interrupted = true;
+			catch (RuntimeException ex) {
+				answer = CompletableFuture.failedFuture(ex);
 			}
+			call.futures.add(answer);
+			int node = i;
+			answer.whenComplete((result, failure) -> call.answered(node, result, failure));
 		}
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
-		List<Outcome<T>> outcomes = new ArrayList<>(futures.size());
-		for (int i = 0; i < futures.size(); i++) {
-			outcomes.add(Outcome.of(futures.get(i), i));
-		}
-		CompletableFuture<Void> allDone = CompletableFuture.allOf(futures.stream()
-			.map((future) -> future.handle((result, failure) -> null))
-			.toArray(CompletableFuture[]::new));
-		return new Call<>(outcomes, futures, allDone);
+		call.allSent();
+		return call;
 	}
 
 	/**
-	 * What a call returned, and the operations still running.
+	 * When a call's answers decide.
+	 */
+	enum Until {
+
+		/** As soon as a quorum succeeded, or can no longer succeed. */
+		QUORUM_SUCCEEDED,
+
+		/** When every node answered, or a quorum can no longer succeed. */
+		EVERY_ANSWER
+
+	}
+
+	/**
+	 * One operation sent to every node: the answers so far, the decision, and each node's
+	 * operation, which may still run after the decision.
 	 *
 	 * @param <T> the operation's result type
-	 * @param outcomes one outcome per node, in node order
-	 * @param futures each node's operation
-	 * @param allDone completes when every node's operation has ended
 	 */
-	record Call<T>(List<Outcome<T>> outcomes, List<CompletableFuture<T>> futures, CompletableFuture<Void> allDone) {
+	static final class Call<T> {
+
+		private final int quorum;
+
+		private final Predicate<T> success;
+
+		private final Until until;
+
+		private final List<CompletableFuture<T>> futures;
+
+		private final List<Outcome<T>> answers;
+
+		private final CompletableFuture<List<Outcome<T>>> decided = new CompletableFuture<>();
+
+		private int done;
+
+		private int succeeded;
+
+		private boolean allSent;
+
+		private boolean timeUp;
+
+		private boolean completed;
+
+		private Call(int size, int quorum, Predicate<T> success, Until until) {
+			this.quorum = quorum;
+			this.success = success;
+			this.until = until;
+			this.futures = new ArrayList<>(size);
+			this.answers = new ArrayList<>(size);
+			for (int i = 0; i < size; i++) {
+				this.answers.add(new Outcome<>(i, false, null, null));
+			}
+		}
+
+		/**
+		 * Return a future of the outcomes, one per node in node order, as they stood when the
+		 * call was decided: a node that answered later counts as not answered.
+		 * @return the decision
+		 */
+		CompletableFuture<List<Outcome<T>>> decided() {
+			return this.decided;
+		}
+
+		/**
+		 * Return each node's operation, in node order.
+		 * @return the operations
+		 */
+		List<CompletableFuture<T>> futures() {
+			return this.futures;
+		}
+
+		/**
+		 * Return a future that completes when every node's operation has ended, including those
+		 * still running when the call was decided.
+		 * @return the end of every operation
+		 */
+		CompletableFuture<Void> allDone() {
+			return CompletableFuture.allOf(this.futures.stream()
+				.map((future) -> future.handle((result, failure) -> null))
+				.toArray(CompletableFuture[]::new));
+		}
+
+		private void answered(int node, T result, Throwable failure) {
+			synchronized (this) {
+				if (this.completed) {
+					return;
+				}
+				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+						? failure.getCause() : failure;
+				this.answers.set(node, new Outcome<>(node, true, (failure == null) ? result : null, cause));
+				this.done++;
+				if (failure == null && this.success.test(result)) {
+					this.succeeded++;
+				}
+			}
+			decide();
+		}
+
+		private void allSent() {
+			synchronized (this) {
+				this.allSent = true;
+			}
+			decide();
+		}
+
+		private void timeUp() {
+			synchronized (this) {
+				this.timeUp = true;
+			}
+			decide();
+		}
+
+		/**
+		 * Complete the decision if the answers so far decide it, or if the time is up; never
+		 * before every node was asked, so that the decision's dependents see every operation.
+		 * Completed outside the lock: the dependents run on this thread.
+		 */
+		private void decide() {
+			List<Outcome<T>> outcomes;
+			synchronized (this) {
+				if (this.completed || !this.allSent) {
+					return;
+				}
+				int size = this.answers.size();
+				boolean decidedNow = this.timeUp
+						|| (this.until == Until.QUORUM_SUCCEEDED && this.succeeded >= this.quorum)
+						|| this.succeeded + (size - this.done) < this.quorum || this.done == size;
+				if (!decidedNow) {
+					return;
+				}
+				this.completed = true;
+				outcomes = List.copyOf(this.answers);
+			}
+			this.decided.complete(outcomes);
+		}
+
 	}
 
 	/**
@@ -121,18 +223,6 @@ final class QuorumCall {
 	 * @param failure its error, if any
 	 */
 	record Outcome<T>(int node, boolean answered, T result, Throwable failure) {
-
-		static <T> Outcome<T> of(CompletableFuture<T> future, int node) {
-			if (!future.isDone()) {
-				return new Outcome<>(node, false, null, null);
-			}
-			try {
-				return new Outcome<>(node, true, future.join(), null);
-			}
-			catch (RuntimeException ex) {
-				return new Outcome<>(node, true, null, (ex.getCause() != null) ? ex.getCause() : ex);
-			}
-		}
 
 		boolean ok() {
 			return this.answered && this.failure == null;

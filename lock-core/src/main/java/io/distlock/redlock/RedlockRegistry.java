@@ -8,9 +8,6 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisPassword;
@@ -51,25 +48,20 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	/** The default drift factor: 1% of the lease, as Redlock prescribes. */
 	public static final double DEFAULT_DRIFT_FACTOR = RegistrySettings.DEFAULT_DRIFT_FACTOR;
 
-	private static final AtomicInteger registries = new AtomicInteger();
-
 	private final int nodes;
-
-	private final ExecutorService executor;
 
 	private final List<LettuceConnectionFactory> ownedFactories;
 
 	private final RedlockStore store;
 
-	private RedlockRegistry(Builder builder, ExecutorService executor) {
-		this(builder, executor, new RedlockStore(builder.stores(), builder.perNodeTimeout, executor));
+	private RedlockRegistry(Builder builder) {
+		this(builder, new RedlockStore(builder.stores(), builder.perNodeTimeout));
 	}
 
-	private RedlockRegistry(Builder builder, ExecutorService executor, RedlockStore store) {
+	private RedlockRegistry(Builder builder, RedlockStore store) {
 		super(store, builder.settings());
 		this.store = store;
 		this.nodes = builder.nodes.size();
-		this.executor = executor;
 		this.ownedFactories = List.copyOf(builder.ownedFactories);
 	}
 
@@ -165,7 +157,6 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	@Override
 	public void close() {
 		super.close();
-		this.executor.shutdownNow();
 		this.ownedFactories.forEach(LettuceConnectionFactory::destroy);
 	}
 
@@ -233,20 +224,12 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		 */
 		public RedlockRegistry build() {
 			validate();
-			int id = registries.incrementAndGet();
-			AtomicInteger threads = new AtomicInteger();
-			ExecutorService executor = Executors.newCachedThreadPool((runnable) -> {
-				Thread thread = new Thread(runnable, "distlock-redlock-" + id + "-" + threads.incrementAndGet());
-				thread.setDaemon(true);
-				return thread;
-			});
 			try {
-				RedlockRegistry registry = new RedlockRegistry(this, executor);
+				RedlockRegistry registry = new RedlockRegistry(this);
 				registry.warmUp();
 				return registry;
 			}
 			catch (RuntimeException ex) {
-				executor.shutdownNow();
 				this.ownedFactories.forEach(LettuceConnectionFactory::destroy);
 				throw ex;
 			}

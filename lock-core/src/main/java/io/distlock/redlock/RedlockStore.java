@@ -7,10 +7,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.DistributedLockException;
 import io.distlock.core.LockConfigurationException;
@@ -31,18 +33,20 @@ import io.distlock.redis.RedisLockStore;
  */
 final class RedlockStore implements LockStore {
 
+	private static final Log logger = LogFactory.getLog(RedlockStore.class);
+
 	/** How long the warm-up at startup waits for the nodes. */
 	static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(3);
+
+	/** The shortest time a release waits for a renewal on its way before giving back again. */
+	private static final Duration MIN_RENEWAL_WAIT_TIME = Duration.ofSeconds(2);
 
 	private final List<RedisLockStore> nodes;
 
 	private final QuorumCall quorum;
 
-	private final ExecutorService executor;
-
 	private final Duration perNodeTimeout;
 
-	/** The grants whose renewal is on its way, each with the latch its batch opens when done. */
 	/**
 	 * The renewals on their way per grant: one that overlaps another (the watchdog starts the
 	 * next batch once a quorum answered, while a slow node may still run the last) joins it, so
@@ -53,11 +57,10 @@ final class RedlockStore implements LockStore {
 	/** Grants released lately, with when: a renewal computed before the release skips them. */
 	private final Map<String, Long> released = new ConcurrentHashMap<>();
 
-	RedlockStore(List<RedisLockStore> nodes, Duration perNodeTimeout, ExecutorService executor) {
+	RedlockStore(List<RedisLockStore> nodes, Duration perNodeTimeout) {
 		this.nodes = List.copyOf(nodes);
-		this.executor = executor;
 		this.perNodeTimeout = perNodeTimeout;
-		this.quorum = new QuorumCall(this.nodes, perNodeTimeout, executor);
+		this.quorum = new QuorumCall(this.nodes, perNodeTimeout);
 	}
 
 	@Override
@@ -65,51 +68,29 @@ final class RedlockStore implements LockStore {
 		this.nodes.get(0).checkKey(key);
 	}
 
+	/**
+	 * Return the per-node timeout: an attempt that finds a node silent is decided only when it
+	 * has passed, whatever is left of the caller's wait time.
+	 */
+	@Override
+	public Duration acquireAllowance() {
+		return this.perNodeTimeout;
+	}
+
 	@Override
 	public CompletableFuture<Acquisition> tryAcquire(LockMode mode, String key, String owner, Duration leaseTime,
 			Duration waitTime) {
-		return supply(() -> tryAcquireBlocking(mode, key, owner, leaseTime, waitTime));
-	}
-
-	@Override
-	public CompletableFuture<Boolean> release(LockMode mode, String key, String owner) {
-		return supply(() -> releaseBlocking(mode, key, owner));
-	}
-
-	@Override
-	public CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime) {
-		return supply(() -> renewBlocking(grants, leaseTime));
-	}
-
-	@Override
-	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
-		return supply(() -> isHeldBlocking(grant));
-	}
-
-	@Override
-	public CompletableFuture<Void> ping() {
-		return supply(() -> {
-			pingBlocking();
-			return null;
-		});
-	}
-
-	private static <T> CompletableFuture<T> supply(java.util.function.Supplier<T> call) {
-		try {
-			return CompletableFuture.completedFuture(call.get());
+		if (mode != LockMode.EXCLUSIVE) {
+			return CompletableFuture.failedFuture(notExclusive(mode));
 		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-	}
-
-	private Acquisition tryAcquireBlocking(LockMode mode, String key, String owner, Duration leaseTime,
-			Duration waitTime) {
-		requireExclusive(mode);
 		QuorumCall.Call<Acquisition> call = this.quorum.start(
-				(node) -> node.tryAcquire(LockMode.EXCLUSIVE, key, owner, leaseTime, waitTime).join(), Acquisition::acquired,
-				true);
-		List<QuorumCall.Outcome<Acquisition>> outcomes = call.outcomes();
+				(node) -> node.tryAcquire(LockMode.EXCLUSIVE, key, owner, leaseTime, waitTime), Acquisition::acquired,
+				QuorumCall.Until.QUORUM_SUCCEEDED);
+		return call.decided().thenCompose((outcomes) -> acquired(key, owner, call, outcomes));
+	}
+
+	private CompletableFuture<Acquisition> acquired(String key, String owner, QuorumCall.Call<Acquisition> call,
+			List<QuorumCall.Outcome<Acquisition>> outcomes) {
 		long token = 0;
 		int granted = 0;
 		int answered = 0;
@@ -127,99 +108,112 @@ final class RedlockStore implements LockStore {
 			}
 		}
 		if (granted >= this.quorum.quorum()) {
-			return Acquisition.granted(token);
+			return CompletableFuture.completedFuture(Acquisition.granted(token));
 		}
-		giveBack(key, owner, call);
+		giveBack(key, owner, call, outcomes);
 		if (answered == 0 && outcomes.stream().allMatch(QuorumCall.Outcome::answered)) {
 			// Every node failed outright (refused, reset): say so rather than wait it out.
-			throw new RedlockUnavailableException("No Redlock node answered for key '" + key + "': "
-					+ outcomes.get(0).failure().getMessage());
+			return CompletableFuture.failedFuture(new RedlockUnavailableException(
+					"No Redlock node answered for key '" + key + "': " + outcomes.get(0).failure().getMessage()));
 		}
 		// Too few grants, or too few answers in time (slow or stopped nodes): like contention,
 		// not acquired; the engine retries after a random delay while the wait time lasts.
-		return Acquisition.taken((answered < this.quorum.quorum()) ? -1 : quorumTtl(holderTtls));
+		return CompletableFuture
+			.completedFuture(Acquisition.taken((answered < this.quorum.quorum()) ? -1 : quorumTtl(holderTtls)));
 	}
 
-	private boolean releaseBlocking(LockMode mode, String key, String owner) {
-		requireExclusive(mode);
+	@Override
+	public CompletableFuture<Boolean> release(LockMode mode, String key, String owner) {
+		if (mode != LockMode.EXCLUSIVE) {
+			return CompletableFuture.failedFuture(notExclusive(mode));
+		}
 		// Mark first, check for a renewal after: a renewal that registers before the mark is
 		// waited for below, one that registers after it sees the mark and skips the grant.
 		String id = grantId(key, owner);
 		forgetOldReleases();
 		this.released.put(id, System.nanoTime());
-		boolean released = releaseOnQuorum(key, owner);
-		CompletableFuture<Void> renewal = this.renewing.get(id);
-		if (renewal != null) {
+		CompletableFuture<Boolean> released = releaseOnQuorum(key, owner);
+		return released.handle((answer, failure) -> this.renewing.get(id)).thenCompose((renewal) -> {
+			if (renewal == null) {
+				return released;
+			}
 			// A renewal already on its way re-creates the key on a node where this release
-			// deleted it first: wait for it, then give the key back once more.
-			try {
-				// Bounded: a node that hangs beyond its command timeout keeps the renewal open.
-				renewal.get(Math.max(2_000, this.perNodeTimeout.toMillis() * 4), TimeUnit.MILLISECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				// Waited long enough: the give-back below is best effort either way.
-			}
-			try {
-				releaseOnQuorum(key, owner);
-			}
-			catch (RedlockUnavailableException ex) {
-				// The second give-back is best effort: the re-created key expires with its lease.
-			}
-		}
-		return released;
+			// deleted it first: wait for it, then give the key back once more. Bounded: a node
+			// that hangs beyond its command timeout keeps the renewal open. The copy keeps the
+			// bound off the renewal itself, which other releases and renewals share.
+			return renewal.copy()
+				.orTimeout(renewalWaitTime().toNanos(), TimeUnit.NANOSECONDS)
+				.handle((renewed, late) -> releaseOnQuorum(key, owner))
+				.thenCompose((again) -> again)
+				// The second give-back is best effort, whatever it met: the re-created key
+				// expires with its lease. The release's answer is the first give-back's.
+				.handle((again, failure) -> released)
+				.thenCompose((answer) -> answer);
+		});
+	}
+
+	/**
+	 * Return how long a release waits for a renewal on its way before it gives the key back once
+	 * more: four per-node timeouts, and at least {@link #MIN_RENEWAL_WAIT_TIME}.
+	 */
+	private Duration renewalWaitTime() {
+		Duration fourTimeouts = this.perNodeTimeout.multipliedBy(4);
+		return (fourTimeouts.compareTo(MIN_RENEWAL_WAIT_TIME) > 0) ? fourTimeouts : MIN_RENEWAL_WAIT_TIME;
 	}
 
 	/**
 	 * Release on every node.
-	 * @return {@code true} if a quorum still held the grant, {@code false} if a quorum answered
-	 * that it did not
-	 * @throws RedlockUnavailableException if the nodes that did not answer decide it
+	 * @return completes with {@code true} if a quorum still held the grant, {@code false} if a
+	 * quorum answered that it did not, exceptionally with {@link RedlockUnavailableException} if
+	 * the nodes that did not answer decide it
 	 */
-	private boolean releaseOnQuorum(String key, String owner) {
-		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum
-			.call((node) -> node.release(LockMode.EXCLUSIVE, key, owner).join(), Boolean::booleanValue, false);
-		int released = count(outcomes);
-		if (released >= this.quorum.quorum()) {
-			return true;
-		}
-		if (released + unknown(outcomes) >= this.quorum.quorum()) {
-			// Slow or failing nodes: whether the grant was still held is unknown, not lost.
-			throw new RedlockUnavailableException("Release of lock for key '" + key + "' confirmed by " + released
-					+ " of " + this.quorum.size() + " nodes; the others did not answer in time");
-		}
-		return false;
+	private CompletableFuture<Boolean> releaseOnQuorum(String key, String owner) {
+		QuorumCall.Call<Boolean> call = this.quorum.start((node) -> node.release(LockMode.EXCLUSIVE, key, owner),
+				Boolean::booleanValue, QuorumCall.Until.EVERY_ANSWER);
+		return call.decided().thenCompose((outcomes) -> {
+			int released = count(outcomes);
+			if (released >= this.quorum.quorum()) {
+				return CompletableFuture.completedFuture(true);
+			}
+			if (released + unknown(outcomes) >= this.quorum.quorum()) {
+				// Slow or failing nodes: whether the grant was still held is unknown, not lost.
+				return CompletableFuture.failedFuture(new RedlockUnavailableException("Release of lock for key '" + key
+						+ "' confirmed by " + released + " of " + this.quorum.size()
+						+ " nodes; the others did not answer in time"));
+			}
+			return CompletableFuture.completedFuture(false);
+		});
 	}
 
-	private boolean[] renewBlocking(List<HeldKey> grants, Duration leaseTime) {
+	@Override
+	public CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime) {
 		for (HeldKey grant : grants) {
-			requireExclusive(grant.mode());
+			if (grant.mode() != LockMode.EXCLUSIVE) {
+				return CompletableFuture.failedFuture(notExclusive(grant.mode()));
+			}
 		}
 		CompletableFuture<Void> done = new CompletableFuture<>();
 		for (HeldKey grant : grants) {
 			this.renewing.merge(grantId(grant.key(), grant.owner()), done,
 					(running, next) -> CompletableFuture.allOf(running, next));
 		}
-		boolean[] renewed = new boolean[grants.size()];
-		CompletableFuture<Void> finished = CompletableFuture.completedFuture(null);
-		try {
-			List<HeldKey> live = new ArrayList<>();
-			for (HeldKey grant : grants) {
-				if (!this.released.containsKey(grantId(grant.key(), grant.owner()))) {
-					live.add(grant);
-				}
+		List<HeldKey> live = new ArrayList<>();
+		for (HeldKey grant : grants) {
+			if (!this.released.containsKey(grantId(grant.key(), grant.owner()))) {
+				live.add(grant);
 			}
-			if (live.isEmpty()) {
-				return renewed;
-			}
-			QuorumCall.Call<boolean[]> call = this.quorum.start((node) -> node.renewOrRecreate(live, leaseTime).join(),
-					(result) -> true, false);
-			// The batch counts as finished only when every node's renewal has ended: a slow one
-			// still on its way could re-create a key that a release deletes meanwhile.
-			finished = call.allDone();
-			List<QuorumCall.Outcome<boolean[]>> outcomes = call.outcomes();
+		}
+		if (live.isEmpty()) {
+			renewed(grants, done);
+			return CompletableFuture.completedFuture(new boolean[grants.size()]);
+		}
+		QuorumCall.Call<boolean[]> call = this.quorum.start((node) -> node.renewOrRecreate(live, leaseTime),
+				(result) -> true, QuorumCall.Until.EVERY_ANSWER);
+		// The batch counts as finished only when every node's renewal has ended: a slow one
+		// still on its way could re-create a key that a release deletes meanwhile.
+		call.allDone().whenComplete((result, failure) -> renewed(grants, done));
+		return call.decided().thenCompose((outcomes) -> {
+			boolean[] renewed = new boolean[grants.size()];
 			int unknown = unknown(outcomes);
 			boolean undecided = false;
 			for (int i = 0; i < grants.size(); i++) {
@@ -239,35 +233,43 @@ final class RedlockStore implements LockStore {
 			if (undecided) {
 				// Slow or failing nodes decide it: a failed attempt, retried until the validity
 				// deadline, not a refusal.
-				throw new RedlockUnavailableException("Renewal confirmed by too few Redlock nodes in time; " + unknown
-						+ " of " + this.quorum.size() + " did not answer");
+				return CompletableFuture.failedFuture(new RedlockUnavailableException(
+						"Renewal confirmed by too few Redlock nodes in time; " + unknown + " of " + this.quorum.size()
+								+ " did not answer"));
 			}
-			return renewed;
-		}
-		finally {
-			finished.whenComplete((result, failure) -> {
-				done.complete(null);
-				for (HeldKey grant : grants) {
-					this.renewing.computeIfPresent(grantId(grant.key(), grant.owner()),
-							(id, renewals) -> renewals.isDone() ? null : renewals);
-				}
-			});
+			return CompletableFuture.completedFuture(renewed);
+		});
+	}
+
+	/**
+	 * Mark a batch of renewals as ended, and forget the grants no other renewal runs for.
+	 */
+	private void renewed(List<HeldKey> grants, CompletableFuture<Void> done) {
+		done.complete(null);
+		for (HeldKey grant : grants) {
+			this.renewing.computeIfPresent(grantId(grant.key(), grant.owner()),
+					(id, renewals) -> renewals.isDone() ? null : renewals);
 		}
 	}
 
-	private boolean isHeldBlocking(HeldKey grant) {
-		requireExclusive(grant.mode());
-		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum.call((node) -> node.isHeld(grant).join(),
-				Boolean::booleanValue, true);
-		int held = count(outcomes);
-		if (held >= this.quorum.quorum()) {
-			return true;
+	@Override
+	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
+		if (grant.mode() != LockMode.EXCLUSIVE) {
+			return CompletableFuture.failedFuture(notExclusive(grant.mode()));
 		}
-		if (held + unknown(outcomes) >= this.quorum.quorum()) {
-			throw new RedlockUnavailableException("Could not confirm lock for key '" + grant.key()
-					+ "': too few Redlock nodes answered in time");
-		}
-		return false;
+		QuorumCall.Call<Boolean> call = this.quorum.start((node) -> node.isHeld(grant), Boolean::booleanValue,
+				QuorumCall.Until.QUORUM_SUCCEEDED);
+		return call.decided().thenCompose((outcomes) -> {
+			int held = count(outcomes);
+			if (held >= this.quorum.quorum()) {
+				return CompletableFuture.completedFuture(true);
+			}
+			if (held + unknown(outcomes) >= this.quorum.quorum()) {
+				return CompletableFuture.failedFuture(new RedlockUnavailableException("Could not confirm lock for key '"
+						+ grant.key() + "': too few Redlock nodes answered in time"));
+			}
+			return CompletableFuture.completedFuture(false);
+		});
 	}
 
 	@Override
@@ -279,31 +281,50 @@ final class RedlockStore implements LockStore {
 		return listening;
 	}
 
-	private void pingBlocking() {
-		List<QuorumCall.Outcome<Boolean>> outcomes = this.quorum.call((node) -> {
-			node.ping().join();
-			return true;
-		}, Boolean::booleanValue, false);
-		int answering = count(outcomes);
-		if (answering < this.quorum.quorum()) {
-			throw new RedlockUnavailableException(
-					"Only " + answering + " of " + this.quorum.size() + " Redlock nodes answer PING");
-		}
+	@Override
+	public CompletableFuture<Void> ping() {
+		QuorumCall.Call<Boolean> call = this.quorum.start((node) -> node.ping().thenApply((pong) -> true),
+				Boolean::booleanValue, QuorumCall.Until.EVERY_ANSWER);
+		return call.decided().thenCompose((outcomes) -> {
+			int answering = count(outcomes);
+			if (answering < this.quorum.quorum()) {
+				return CompletableFuture.failedFuture(new RedlockUnavailableException(
+						"Only " + answering + " of " + this.quorum.size() + " Redlock nodes answer PING"));
+			}
+			return CompletableFuture.completedFuture(null);
+		});
 	}
 
 	/**
-	 * Connect to every node and load the scripts, in parallel; best effort. It waits for the
-	 * nodes longer than the per-node timeout (up to {@link #WARM_UP_TIMEOUT}): a cold client's
-	 * first connection takes longer than a short timeout, which is why the warm-up exists.
+	 * Connect to every node and load the scripts, in parallel; best effort. Connecting is the
+	 * one blocking step of a node (the driver makes its first connection on the thread that asks
+	 * for it), so each node warms up on a thread of its own that ends with it; this happens once,
+	 * when the registry is built, never per call. It waits for the nodes longer than the
+	 * per-node timeout (up to {@link #WARM_UP_TIMEOUT}): a cold client's first connection takes
+	 * longer than a short timeout, which is why the warm-up exists.
 	 * @return how many nodes were warmed up
 	 */
 	int warmUp() {
-		QuorumCall.Call<Boolean> call = this.quorum.start((node) -> {
-			node.warmUp();
-			return true;
-		}, Boolean::booleanValue, false);
+		List<CompletableFuture<Boolean>> warmed = new ArrayList<>();
+		for (int i = 0; i < this.nodes.size(); i++) {
+			RedisLockStore node = this.nodes.get(i);
+			CompletableFuture<Boolean> done = new CompletableFuture<>();
+			Thread thread = new Thread(() -> {
+				try {
+					node.warmUp();
+					done.complete(true);
+				}
+				catch (RuntimeException ex) {
+					done.completeExceptionally(ex);
+				}
+			}, "distlock-redlock-warm-up-" + i);
+			thread.setDaemon(true);
+			thread.start();
+			warmed.add(done);
+		}
 		try {
-			call.allDone().get(WARM_UP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			CompletableFuture.allOf(warmed.toArray(CompletableFuture[]::new))
+				.get(WARM_UP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -311,11 +332,13 @@ final class RedlockStore implements LockStore {
 		catch (ExecutionException | TimeoutException ex) {
 			// Counted below: nodes that failed or are still connecting are not warmed up.
 		}
-		List<QuorumCall.Outcome<Boolean>> outcomes = new ArrayList<>();
-		for (int i = 0; i < call.futures().size(); i++) {
-			outcomes.add(QuorumCall.Outcome.of(call.futures().get(i), i));
+		int count = 0;
+		for (CompletableFuture<Boolean> done : warmed) {
+			if (done.isDone() && !done.isCompletedExceptionally()) {
+				count++;
+			}
 		}
-		return count(outcomes);
+		return count;
 	}
 
 	@Override
@@ -324,31 +347,32 @@ final class RedlockStore implements LockStore {
 	}
 
 	/**
-	 * Give a failed attempt back: at once on the nodes that answered, so that none of its keys
-	 * stay behind; on the others once their attempt has ended, so that the give-back cannot
-	 * overtake an attempt not even sent yet.
+	 * Give a failed attempt back, without waiting: at once on the nodes that answered, so that
+	 * none of its keys stay behind; on the others once their attempt has ended, so that the
+	 * give-back cannot overtake an attempt not even sent yet. Owner-compared, so a late
+	 * give-back never touches a later attempt's grant (each attempt has an owner of its own).
 	 */
-	private void giveBack(String key, String owner, QuorumCall.Call<Acquisition> call) {
-		List<RedisLockStore> silent = new ArrayList<>();
-		for (QuorumCall.Outcome<Acquisition> outcome : call.outcomes()) {
-			if (!outcome.answered()) {
-				RedisLockStore node = this.nodes.get(outcome.node());
-				silent.add(node);
-				call.futures().get(outcome.node())
-					.whenCompleteAsync((result, failure) -> releaseQuietly(node, key, owner), this.executor);
+	private void giveBack(String key, String owner, QuorumCall.Call<Acquisition> call,
+			List<QuorumCall.Outcome<Acquisition>> outcomes) {
+		for (QuorumCall.Outcome<Acquisition> outcome : outcomes) {
+			RedisLockStore node = this.nodes.get(outcome.node());
+			if (outcome.answered()) {
+				releaseQuietly(node, key, owner);
+			}
+			else {
+				call.futures().get(outcome.node()).whenComplete((result, failure) -> releaseQuietly(node, key, owner));
 			}
 		}
-		this.quorum.call((node) -> silent.contains(node) || node.release(LockMode.EXCLUSIVE, key, owner).join(),
-				(released) -> true, false);
 	}
 
 	private static void releaseQuietly(RedisLockStore node, String key, String owner) {
-		try {
-			node.release(LockMode.EXCLUSIVE, key, owner).join();
-		}
-		catch (RuntimeException ex) {
-			// Best effort on a node that did not answer: the key expires with its lease anyway.
-		}
+		node.release(LockMode.EXCLUSIVE, key, owner).whenComplete((released, failure) -> {
+			if (failure != null && logger.isDebugEnabled()) {
+				// Best effort: the key expires with its lease anyway.
+				logger.debug("Could not give back a failed attempt on lock for key '" + key + "' on a Redlock node",
+						failure);
+			}
+		});
 	}
 
 	/**
@@ -392,11 +416,9 @@ final class RedlockStore implements LockStore {
 		return count;
 	}
 
-	private static void requireExclusive(LockMode mode) {
-		if (mode != LockMode.EXCLUSIVE) {
-			throw new LockConfigurationException(
-					"RedlockRegistry grants exclusive locks (and multi-locks of them) only, not " + mode + " locks");
-		}
+	private static LockConfigurationException notExclusive(LockMode mode) {
+		return new LockConfigurationException(
+				"RedlockRegistry grants exclusive locks (and multi-locks of them) only, not " + mode + " locks");
 	}
 
 	/**
