@@ -132,8 +132,15 @@ final class RedlockStore implements LockStore {
 		String id = grantId(key, owner);
 		forgetOldReleases();
 		this.released.put(id, System.nanoTime());
+		// A renewal that registered before the mark may re-create the key on a node where this
+		// release's delete arrives first, and still finish (and leave the map) before the
+		// release's last answer: remember it now, not only after the release.
+		CompletableFuture<Void> renewalAtMark = this.renewing.get(id);
 		CompletableFuture<Boolean> released = releaseOnQuorum(key, owner);
-		return released.handle((answer, failure) -> this.renewing.get(id)).thenCompose((renewal) -> {
+		return released.handle((answer, failure) -> {
+			CompletableFuture<Void> later = this.renewing.get(id);
+			return (later != null) ? later : renewalAtMark;
+		}).thenCompose((renewal) -> {
 			if (renewal == null) {
 				return released;
 			}
