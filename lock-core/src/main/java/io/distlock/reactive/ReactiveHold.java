@@ -3,6 +3,7 @@ package io.distlock.reactive;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
@@ -87,18 +88,28 @@ final class ReactiveHold<T> {
 		if (publisher == null) {
 			return Flux.error(new NullPointerException("The locked body returned null instead of a publisher"));
 		}
-		// One signal for every lease this hold took itself: the first loss fails the chain and
-		// cancels the body (takeUntilOther). An outer hold watches the leases it re-enters.
+		// One signal for every lease this hold took itself: the first loss cancels the body and
+		// then fails the chain, so that whoever sees the failure sees the body stopped. An outer
+		// hold watches the leases it re-enters.
+		AtomicReference<LockLostException> lostWhileRunning = new AtomicReference<>();
 		Sinks.Empty<Void> lost = Sinks.empty();
 		for (LockLease lease : leases) {
 			if (reenteredLease(lease)) {
 				continue;
 			}
-			lease.onLost(lost::tryEmitError);
+			lease.onLost((ex) -> {
+				lostWhileRunning.compareAndSet(null, ex);
+				lost.tryEmitEmpty();
+			});
 		}
 		return Flux.from(publisher)
 			.contextWrite((context) -> ReactiveLockContext.with(context, this.registry, leases))
-			.takeUntilOther(lost.asMono());
+			.takeUntilOther(lost.asMono())
+			.concatWith(Mono.defer(() -> {
+				// A loss before the body completed also fails it: its result cannot be trusted.
+				LockLostException ex = lostWhileRunning.get();
+				return (ex != null) ? Mono.error(ex) : Mono.empty();
+			}));
 	}
 
 	private Mono<LockLease> acquire(LockRequest request) {
