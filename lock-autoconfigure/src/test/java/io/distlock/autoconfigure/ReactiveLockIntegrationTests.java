@@ -227,14 +227,14 @@ class ReactiveLockIntegrationTests {
 		runner().run((context) -> {
 			Stock stock = context.getBean(Stock.class);
 			RedisLockRegistry registry = context.getBean(RedisLockRegistry.class);
-			stock.orders.whileReserving = () -> registry.heldLocks()
+			stock.orders().whileReserving = () -> registry.heldLocks()
 				.stream()
 				.filter((held) -> held.key().equals("stock:42"))
 				.map(HeldLock::fencingToken)
 				.findFirst()
 				.orElseThrow();
 			Long written = stock.reserve(42, 1).block(LONG_WAIT);
-			assertThat(written).isPositive().isEqualTo(stock.orders.heldToken);
+			assertThat(written).isPositive().isEqualTo(stock.orders().heldToken);
 		});
 	}
 
@@ -297,7 +297,11 @@ class ReactiveLockIntegrationTests {
 
 		private final AtomicInteger calls = new AtomicInteger();
 
-		final Orders orders = new Orders();
+		private final Orders orders = new Orders();
+
+		public Orders orders() {
+			return this.orders;
+		}
 
 		public int calls() {
 			return this.calls.get();
