@@ -2,6 +2,7 @@ package io.distlock.autoconfigure;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,9 @@ import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.test.redis.RedisServer;
 import io.distlock.test.redis.RedisServerExtension;
+import kotlin.coroutines.Continuation;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -185,8 +189,38 @@ class DistributedLockValidationTests {
 	}
 
 	@Test
-	void reactiveReturnType() {
-		assertFailure(ReactiveResult.class, "return type 'reactor.core.publisher.Mono' is not supported");
+	void monoFluxAndPublisherAreAccepted() {
+		runner().withBean("reactive", ReactiveResults.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void holdAtLeastOnAReactiveMethod() {
+		assertFailure(ReactiveHoldAtLeast.class,
+				"attribute 'holdAtLeast' value '1s' is not supported on a method returning Mono");
+	}
+
+	@Test
+	void aPublisherOtherThanMonoFluxOrPublisher() {
+		assertFailure(CustomPublisherResult.class, "return type '" + CustomPublisher.class.getName()
+				+ "' is not supported: distlock holds the lock per subscription with Reactor");
+	}
+
+	@Test
+	void aJdkFlowPublisher() {
+		assertFailure(JdkFlowResult.class,
+				"return type 'java.util.concurrent.Flow$Publisher' (a JDK Flow.Publisher) is not supported");
+	}
+
+	@Test
+	void aKotlinFlow() {
+		assertFailure(KotlinFlowResult.class,
+				"return type 'kotlinx.coroutines.flow.Flow' (Kotlin Flow) is not supported yet");
+	}
+
+	@Test
+	void aKotlinSuspendFunction() {
+		// What `suspend fun run(): String` compiles to.
+		assertFailure(KotlinSuspendFunction.class, "Kotlin suspend functions are not supported yet");
 	}
 
 	@Test
@@ -451,11 +485,79 @@ class DistributedLockValidationTests {
 
 	}
 
-	static class ReactiveResult {
+	static class ReactiveResults {
 
 		@DistributedLock
+		public Mono<String> mono() {
+			return Mono.just("x");
+		}
+
+		@DistributedLock
+		public Flux<String> flux() {
+			return Flux.just("x");
+		}
+
+		@DistributedLock
+		public Publisher<String> publisher() {
+			return Flux.just("x");
+		}
+
+		@DistributedLock(onFailure = OnFailure.FALLBACK, fallbackMethod = "later")
+		public Mono<String> withFallback() {
+			return Mono.just("x");
+		}
+
+		public Mono<String> later() {
+			return Mono.empty();
+		}
+
+	}
+
+	static class ReactiveHoldAtLeast {
+
+		@DistributedLock(holdAtLeast = "1s")
 		public Mono<String> run() {
 			return Mono.just("x");
+		}
+
+	}
+
+	abstract static class CustomPublisher implements Publisher<String> {
+
+	}
+
+	static class CustomPublisherResult {
+
+		@DistributedLock
+		public CustomPublisher run() {
+			return null;
+		}
+
+	}
+
+	static class JdkFlowResult {
+
+		@DistributedLock
+		public Flow.Publisher<String> run() {
+			return null;
+		}
+
+	}
+
+	static class KotlinFlowResult {
+
+		@DistributedLock
+		public kotlinx.coroutines.flow.Flow<String> run() {
+			return null;
+		}
+
+	}
+
+	static class KotlinSuspendFunction {
+
+		@DistributedLock
+		public Object run(Continuation<? super String> continuation) {
+			return null;
 		}
 
 	}

@@ -67,7 +67,32 @@ public record LockDefinition(String name, Method method, Class<?> targetClass, L
 		 * {@code CompletionStage} or {@code CompletableFuture}: held until the stage completes; a
 		 * skipped call returns a stage completed with {@code null}.
 		 */
-		COMPLETION_STAGE
+		COMPLETION_STAGE,
+
+		/**
+		 * Reactor's {@code Mono}: locked on each subscription, held until it terminates or is
+		 * cancelled; a skipped call completes empty.
+		 */
+		MONO,
+
+		/**
+		 * Reactor's {@code Flux}: locked on each subscription, held until it terminates or is
+		 * cancelled; a skipped call completes empty.
+		 */
+		FLUX,
+
+		/**
+		 * Reactive Streams' {@code Publisher}: as {@link #FLUX} (a {@code Flux} is returned).
+		 */
+		PUBLISHER;
+
+		/**
+		 * Return whether the method returns a publisher that is locked per subscription.
+		 * @return whether this is a reactive kind
+		 */
+		public boolean isReactive() {
+			return this == MONO || this == FLUX || this == PUBLISHER;
+		}
 
 	}
 

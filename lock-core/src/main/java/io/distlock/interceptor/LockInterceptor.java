@@ -15,6 +15,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 
 import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockKeyException;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockRegistry;
 
@@ -62,8 +63,11 @@ public class LockInterceptor implements MethodInterceptor {
 		if (definition == null) {
 			return invocation.proceed();
 		}
-		List<String> lockKeys = this.keys.keys(definition, target, invocation.getArguments());
 		Duration waitTime = (definition.waitTime() != null) ? definition.waitTime() : this.defaultWaitTime.get();
+		if (definition.resultKind().isReactive()) {
+			return invokeReactive(definition, invocation, target, waitTime);
+		}
+		List<String> lockKeys = this.keys.keys(definition, target, invocation.getArguments());
 		LockSet locks;
 		try {
 			locks = LockSet.acquire(this.registry.get(), definition, lockKeys, waitTime);
@@ -72,6 +76,24 @@ public class LockInterceptor implements MethodInterceptor {
 			return onFailure(definition, invocation, ex);
 		}
 		return locks.invoke(invocation, definition);
+	}
+
+	/**
+	 * A method returning a publisher: the keys are evaluated now, with the arguments of the call,
+	 * and a bad key fails the publisher; the locks are taken when it is subscribed to.
+	 */
+	private Object invokeReactive(LockDefinition definition, MethodInvocation invocation, Object target,
+			Duration waitTime) {
+		List<String> lockKeys = null;
+		RuntimeException keyFailure = null;
+		try {
+			lockKeys = this.keys.keys(definition, target, invocation.getArguments());
+		}
+		catch (LockKeyException ex) {
+			keyFailure = ex;
+		}
+		return ReactiveLockInvocation.invoke(this.registry.get(), definition, lockKeys, keyFailure, waitTime,
+				invocation, (ex) -> onFailure(definition, invocation, ex));
 	}
 
 	private Object onFailure(LockDefinition definition, MethodInvocation invocation, LockAcquisitionException ex)
@@ -95,6 +117,8 @@ public class LockInterceptor implements MethodInterceptor {
 		return switch (definition.resultKind()) {
 			case OPTIONAL -> Optional.empty();
 			case COMPLETION_STAGE -> CompletableFuture.completedFuture(null);
+			// A publisher that completes empty, made by the reactive path.
+			case MONO, FLUX, PUBLISHER -> null;
 			default -> null;
 		};
 	}

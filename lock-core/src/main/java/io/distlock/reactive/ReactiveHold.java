@@ -1,0 +1,183 @@
+package io.distlock.reactive;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
+import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRequest;
+import io.distlock.reactive.ReactiveLockContext.Held;
+
+/**
+ * One subscription's hold of one or more locks: each key is taken with
+ * {@link LockRegistry#acquireAsync} in the order given (the caller sorts them), nested so that
+ * the keys taken so far are released in reverse order when a later key is not granted, when the
+ * body terminates, or when the subscriber cancels. Nothing here blocks: a lease arrives on the
+ * thread that granted it and the body is subscribed there.
+ */
+final class ReactiveHold<T> {
+
+	private static final Log logger = LogFactory.getLog(ReactiveHold.class);
+
+	private final LockRegistry registry;
+
+	private final List<LockRequest> requests;
+
+	private final Function<List<LockLease>, ? extends Publisher<T>> body;
+
+	private final List<Held> outer;
+
+	private final long start;
+
+	private ReactiveHold(LockRegistry registry, List<LockRequest> requests,
+			Function<List<LockLease>, ? extends Publisher<T>> body, List<Held> outer) {
+		this.registry = registry;
+		this.requests = requests;
+		this.body = body;
+		this.outer = outer;
+		this.start = System.nanoTime();
+	}
+
+	/**
+	 * A publisher that, on each subscription, takes every request's lock within its wait time
+	 * (counted from the subscription), subscribes to the body with the leases and holds them
+	 * until the body terminates or is cancelled.
+	 */
+	static <T> Flux<T> hold(LockRegistry registry, List<LockRequest> sortedRequests,
+			Function<List<LockLease>, ? extends Publisher<T>> body) {
+		return Flux.deferContextual((context) -> new ReactiveHold<>(registry, sortedRequests, body,
+				ReactiveLockContext.held(context)).step(0, List.of()));
+	}
+
+	private Flux<T> step(int index, List<LockLease> taken) {
+		if (index == this.requests.size()) {
+			return run(taken);
+		}
+		LockRequest request = this.requests.get(index);
+		LockLease reentered = reentered(request.key());
+		if (reentered != null) {
+			// The chain already holds this key (an outer hold of the same registry): no round
+			// trip, and the outer hold releases it.
+			return step(index + 1, append(taken, reentered));
+		}
+		return Flux.usingWhen(acquire(request), (lease) -> step(index + 1, append(taken, lease)),
+				ReactiveHold::release, ReactiveHold::releaseAfterError, ReactiveHold::releaseAfterCancel);
+	}
+
+	private Flux<T> run(List<LockLease> leases) {
+		Publisher<T> publisher;
+		try {
+			publisher = this.body.apply(leases);
+		}
+		catch (Throwable ex) {
+			return Flux.error(ex);
+		}
+		if (publisher == null) {
+			return Flux.error(new NullPointerException("The locked body returned null instead of a publisher"));
+		}
+		// One signal for every lease this hold took itself: the first loss cancels the body and
+		// then fails the chain, so that whoever sees the failure sees the body stopped. An outer
+		// hold watches the leases it re-enters.
+		AtomicReference<LockLostException> lostWhileRunning = new AtomicReference<>();
+		Sinks.Empty<Void> lost = Sinks.empty();
+		for (LockLease lease : leases) {
+			if (reenteredLease(lease)) {
+				continue;
+			}
+			lease.onLost((ex) -> {
+				lostWhileRunning.compareAndSet(null, ex);
+				lost.tryEmitEmpty();
+			});
+		}
+		return Flux.from(publisher)
+			.contextWrite((context) -> ReactiveLockContext.with(context, this.registry, leases))
+			.takeUntilOther(lost.asMono())
+			.concatWith(Mono.defer(() -> {
+				// A loss before the body completed also fails it: its result cannot be trusted.
+				LockLostException ex = lostWhileRunning.get();
+				return (ex != null) ? Mono.error(ex) : Mono.empty();
+			}));
+	}
+
+	private Mono<LockLease> acquire(LockRequest request) {
+		Duration remaining = Duration
+			.ofNanos(Math.max(0, this.start + request.waitTime().toNanos() - System.nanoTime()));
+		// Not suppressing the cancellation: cancelling the future gives up the place in line,
+		// and the registry releases a grant that races it.
+		return Mono.fromFuture(() -> this.registry.acquireAsync(request.waitTime(remaining)).toCompletableFuture(),
+				false)
+			.onErrorMap((ex) -> ex instanceof LockAcquisitionException acquisition && acquisition.getCause() == null,
+					// Say what was asked for: the whole wait, not what was left for a later key.
+					(ex) -> new LockAcquisitionException(request.key(), "Could not acquire lock '" + request.name()
+							+ "' for key '" + request.key() + "' within " + request.waitTime().toMillis() + "ms",
+							null));
+	}
+
+	/**
+	 * Release after the body completed: a loss detected now fails the chain, since what it did
+	 * may have overlapped another holder.
+	 */
+	private static Mono<Void> release(LockLease lease) {
+		return Mono.fromFuture(lease::releaseAsync, true);
+	}
+
+	private static Mono<Void> releaseAfterError(LockLease lease, Throwable error) {
+		return release(lease).onErrorResume(LockLostException.class, (lost) -> {
+			if (!(error instanceof LockLostException)) {
+				error.addSuppressed(lost);
+			}
+			return Mono.empty();
+		});
+	}
+
+	private static Mono<Void> releaseAfterCancel(LockLease lease) {
+		return release(lease).onErrorResume(LockLostException.class, (lost) -> {
+			// Nobody is subscribed to hear it; the registry has already logged the loss, called
+			// onLost and told the listeners.
+			if (logger.isDebugEnabled()) {
+				logger.debug("Lock for key '" + lease.key() + "' was lost before its cancelled holder released it");
+			}
+			return Mono.empty();
+		});
+	}
+
+	private @Nullable LockLease reentered(String key) {
+		for (int i = this.outer.size() - 1; i >= 0; i--) {
+			Held held = this.outer.get(i);
+			if (held.registry() == this.registry && held.lease().key().equals(key) && held.lease().isValid()) {
+				return held.lease();
+			}
+		}
+		return null;
+	}
+
+	private boolean reenteredLease(LockLease lease) {
+		for (Held held : this.outer) {
+			if (held.lease() == lease) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static List<LockLease> append(List<LockLease> taken, LockLease lease) {
+		List<LockLease> leases = new ArrayList<>(taken.size() + 1);
+		leases.addAll(taken);
+		leases.add(lease);
+		return List.copyOf(leases);
+	}
+
+}
