@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Ten thousand asynchronous waiters on one hot key: each is a future on the local gate, not a
  * parked thread. All are granted in turn with no two inside at once, distlock starts no more
  * than its few threads of its own (timer, watchdog, renewal, subscription), and a waiter costs
- * well under a kilobyte of heap.
+ * at most a kilobyte of heap.
  */
 @Timeout(120)
 class AsyncWaitersIntegrationTests {
