@@ -54,6 +54,42 @@ public interface DistLock extends Lock {
 	boolean tryLock(Duration waitTime) throws InterruptedException;
 
 	/**
+	 * Acquire the lock with a fixed lease if it becomes free within the given time: the grant
+	 * expires {@code leaseTime} after it was asked for, held or not, and the watchdog does not
+	 * renew it. The holder is told when it runs out while held (the lease turns invalid, its
+	 * {@link LockLease#onLost onLost} callbacks run and {@code unlock()} throws
+	 * {@link LockLostException}); until then {@code lease().}{@link LockLease#extend(Duration)
+	 * extend(Duration)} moves it. For read and write locks as for exclusive ones, in the style of
+	 * Redisson's {@code tryLock(waitTime, leaseTime, unit)}; a downgrade takes the read lock with
+	 * its own lease.
+	 * <p>
+	 * If the current thread holds this lock already, the call re-enters that hold, with the lease
+	 * the hold has (renewed by the watchdog, or fixed when it was taken): {@code leaseTime}
+	 * applies to the outermost acquisition only.
+	 * <pre class="code">
+	 * DistLock write = registry.obtainReadWrite("catalog").writeLock();
+	 * if (write.tryLock(Duration.ZERO, Duration.ofMinutes(5))) {
+	 *     try {
+	 *         rebuildCatalog();
+	 *     }
+	 *     finally {
+	 *         write.unlock();
+	 *     }
+	 * }
+	 * </pre>
+	 * @param waitTime the maximum time to wait, zero to try once
+	 * @param leaseTime the fixed lease, at least {@link LockRequest#MIN_LEASE_TIME}
+	 * @return whether the lock was acquired
+	 * @throws InterruptedException if the thread was interrupted before or while waiting
+	 * @throws IllegalArgumentException if {@code leaseTime} is shorter than the minimum or leaves
+	 * no validity for this registry
+	 * @throws LockAcquisitionException if the store could not be reached
+	 * @throws LockLostException if the current thread holds this lock through a lease that was
+	 * lost and not yet unlocked (see the class description)
+	 */
+	boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException;
+
+	/**
 	 * Acquire the lock if it is free now (no wait; one round trip to the store at most).
 	 * @return whether the lock was acquired
 	 * @throws LockAcquisitionException if the store could not be reached

@@ -313,11 +313,23 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	boolean lockForThread(LockMode mode, String key, long waitNanos, boolean interruptible)
 			throws InterruptedException {
+		return lockForThread(mode, key, waitNanos, null, interruptible);
+	}
+
+	/**
+	 * Take a hold for the calling thread through its {@link DistLock} view.
+	 * @param fixedLease the fixed lease, or {@code null} for the watchdog
+	 */
+	boolean lockForThread(LockMode mode, String key, long waitNanos, Duration fixedLease, boolean interruptible)
+			throws InterruptedException {
+		if (fixedLease != null) {
+			this.settings.requireGrantable(fixedLease, "leaseTime");
+		}
 		if (interruptible && Thread.interrupted()) {
 			// As ReentrantLock: an interruptible acquisition by an interrupted thread does not start.
 			throw new InterruptedException();
 		}
-		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, null, true,
+		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease, true,
 				interruptible));
 		if (lease == null) {
 			return false;

@@ -3,6 +3,7 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeSet;
 
 import io.distlock.core.DistLock;
@@ -104,12 +105,26 @@ final class MultiLock implements DistLock {
 
 	@Override
 	public boolean tryLock(Duration waitTime) throws InterruptedException {
+		return tryLockAll(waitTime, null);
+	}
+
+	/**
+	 * Take every key with the same fixed lease, each counted from its own grant.
+	 */
+	@Override
+	public boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
+		Objects.requireNonNull(leaseTime, "leaseTime must not be null");
+		return tryLockAll(waitTime, leaseTime);
+	}
+
+	private boolean tryLockAll(Duration waitTime, Duration leaseTime) throws InterruptedException {
 		long deadline = System.nanoTime() + waitTime.toNanos();
 		while (true) {
 			List<DistLock> taken = new ArrayList<>();
 			try {
 				for (DistLock lock : this.locks) {
-					if (!lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+					Duration remaining = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+					if (!((leaseTime != null) ? lock.tryLock(remaining, leaseTime) : lock.tryLock(remaining))) {
 						unlockAll(taken, null);
 						return false;
 					}

@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.util.Objects;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
@@ -64,6 +65,15 @@ final class RegistryLock implements DistLock {
 			waitTime = Duration.ZERO;
 		}
 		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime), true);
+	}
+
+	@Override
+	public boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
+		if (waitTime.isNegative()) {
+			waitTime = Duration.ZERO;
+		}
+		Objects.requireNonNull(leaseTime, "leaseTime must not be null");
+		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime), leaseTime, true);
 	}
 
 	@Override
