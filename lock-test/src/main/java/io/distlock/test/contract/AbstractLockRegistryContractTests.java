@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -70,6 +72,8 @@ public abstract class AbstractLockRegistryContractTests {
 	private final List<AbstractLockRegistry> registries = new ArrayList<>();
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	private final List<ExecutorService> holders = new CopyOnWriteArrayList<>();
 
 	/**
 	 * Create a registry on the shared store.
@@ -134,6 +138,7 @@ public abstract class AbstractLockRegistryContractTests {
 	@AfterEach
 	void closeRegistries() {
 		this.executor.shutdownNow();
+		this.holders.forEach(ExecutorService::shutdownNow);
 		this.registries.forEach(AbstractLockRegistry::close);
 	}
 
@@ -709,7 +714,11 @@ public abstract class AbstractLockRegistryContractTests {
 	}
 
 	private static boolean tryAndUnlock(DistLock lock) throws InterruptedException {
-		if (lock.tryLock(Duration.ZERO)) {
+		return tryAndUnlock(lock, Duration.ZERO);
+	}
+
+	private static boolean tryAndUnlock(DistLock lock, Duration waitTime) throws InterruptedException {
+		if (lock.tryLock(waitTime)) {
 			lock.unlock();
 			return true;
 		}
@@ -877,19 +886,94 @@ public abstract class AbstractLockRegistryContractTests {
 		String key = randomKey();
 		DistLock write = registry.obtainReadWrite(key).writeLock();
 		DistLock read = registry.obtainReadWrite(key).readLock();
-		write.lock();
-		assertThat(read.tryLock(Duration.ofSeconds(2))).as("the writer takes the read lock").isTrue();
-		write.unlock();
-		assertThat(read.isHeldByCurrentThread()).isTrue();
+		// The holder's steps run on a thread of their own, each bounded: a downgrade that waited
+		// for its own write lock would hang there and fail here.
+		ExecutorService holder = newHolderThread();
+		runOnHolder(holder, write::lock);
+		runOnHolder(holder, read::lock);
+		runOnHolder(holder, read::unlock);
+		assertThat(onHolder(holder, () -> read.tryLock(1, TimeUnit.SECONDS))).as("the writer takes the read lock")
+			.isTrue();
+		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).readLock())).get())
+			.as("another process's reader while the write lock is held").isFalse();
+		runOnHolder(holder, write::unlock);
+		assertThat(onHolder(holder, read::isHeldByCurrentThread)).isTrue();
+		assertThat(onHolder(holder, write::isHeldByCurrentThread)).isFalse();
 		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get())
 			.as("another process's writer while the downgraded reader holds").isFalse();
 		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).readLock())).get())
 			.as("another process's reader shares").isTrue();
 		assertThat(this.executor.submit(() -> tryAndUnlock(registry.obtainReadWrite(key).writeLock())).get())
 			.as("another thread's writer").isFalse();
-		read.unlock();
+		runOnHolder(holder, read::unlock);
 		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get())
 			.as("a writer once the reader left").isTrue();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aDowngradeIsGrantedWhileAnotherProcessWaitsForTheWriteLock() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		AbstractLockRegistry third = registry();
+		String key = randomKey();
+		DistLock write = registry.obtainReadWrite(key).writeLock();
+		DistLock read = registry.obtainReadWrite(key).readLock();
+		ExecutorService holder = newHolderThread();
+		runOnHolder(holder, write::lock);
+		DistLock otherWrite = other.obtainReadWrite(key).writeLock();
+		Future<Boolean> waitingWriter = this.executor.submit(() -> {
+			boolean acquired = otherWrite.tryLock(Duration.ofSeconds(20));
+			if (acquired) {
+				otherWrite.unlock();
+			}
+			return acquired;
+		});
+		awaitWriterWaiting(other, key);
+		// A waiting writer holds back new readers, but not the writer's own downgrade.
+		assertThat(onHolder(holder, () -> read.tryLock(1, TimeUnit.SECONDS))).isTrue();
+		runOnHolder(holder, write::unlock);
+		assertThat(this.executor.submit(() -> tryAndUnlock(third.obtainReadWrite(key).writeLock())).get())
+			.as("a third process's writer while the downgraded reader holds").isFalse();
+		assertThat(waitingWriter.isDone()).as("the waiting writer while the downgraded reader holds").isFalse();
+		runOnHolder(holder, read::unlock);
+		assertThat(waitingWriter.get(20, TimeUnit.SECONDS)).as("the waiting writer once the reader left").isTrue();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	/**
+	 * Wait until another process's writer of the key has marked in the store that it waits. By
+	 * default only until it has started; a store that can show the mark overrides this so that
+	 * the downgrade is known to come after it.
+	 * @param registry the waiting writer's registry
+	 * @param key the key
+	 * @throws InterruptedException if interrupted
+	 */
+	protected void awaitWriterWaiting(AbstractLockRegistry registry, String key) throws InterruptedException {
+		await().atMost(Duration.ofSeconds(5)).until(() -> registry.localKeyCount() > 0);
+	}
+
+	@Test
+	void theHangDetectorOfTheDowngradeTestsFiresOnAReaderThatDoesNotHoldTheWriteLock() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		DistLock write = registry.obtainReadWrite(key).writeLock();
+		DistLock read = registry.obtainReadWrite(key).readLock();
+		ExecutorService holder = newHolderThread();
+		ExecutorService reader = newHolderThread();
+		runOnHolder(holder, write::lock);
+		// The negative control: the same bounded step on a thread without the write lock waits, and
+		// the bound reports it.
+		Future<Void> blocked = reader.submit(() -> {
+			read.lock();
+			return null;
+		});
+		assertThatExceptionOfType(TimeoutException.class).isThrownBy(() -> blocked.get(500, TimeUnit.MILLISECONDS));
+		runOnHolder(holder, write::unlock);
+		blocked.get(10, TimeUnit.SECONDS);
+		runOnHolder(reader, read::unlock);
 		assertThat(registry.localKeyCount()).isZero();
 	}
 
@@ -900,18 +984,118 @@ public abstract class AbstractLockRegistryContractTests {
 		String key = randomKey();
 		DistLock read = registry.obtainReadWrite(key).readLock();
 		DistLock write = registry.obtainReadWrite(key).writeLock();
-		read.lock();
-		long start = System.nanoTime();
-		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(write::lock)
-			.withMessageContaining("upgrade");
-		assertThatExceptionOfType(IllegalMonitorStateException.class)
-			.isThrownBy(() -> write.tryLock(Duration.ofSeconds(30)));
-		// No wait at all; the bound only says it did not hang.
-		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-		read.unlock();
-		assertThat(write.tryLock()).isTrue();
-		write.unlock();
+		ExecutorService holder = newHolderThread();
+		runOnHolder(holder, read::lock);
+		// Bounded: an upgrade that waited for the thread's own read lock would hang there.
+		assertThat(onHolder(holder, () -> catchThrowable(write::lock))).isInstanceOf(IllegalMonitorStateException.class)
+			.hasMessageContaining("upgrade");
+		assertThat(onHolder(holder, () -> catchThrowable(() -> write.tryLock(Duration.ofSeconds(30)))))
+			.isInstanceOf(IllegalMonitorStateException.class);
+		assertThat(onHolder(holder, () -> catchThrowable(write::tryLock))).isInstanceOf(IllegalMonitorStateException.class);
+		assertThat(onHolder(holder, () -> catchThrowable(() -> write.tryLock(Duration.ZERO, Duration.ofSeconds(5)))))
+			.isInstanceOf(IllegalMonitorStateException.class);
+		assertThat(onHolder(holder, read::isHeldByCurrentThread)).as("the read lock is kept").isTrue();
+		runOnHolder(holder, read::unlock);
+		boolean written = onHolder(holder, () -> write.tryLock());
+		assertThat(written).as("the write lock once the read lock is released").isTrue();
+		runOnHolder(holder, write::unlock);
 		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aLockTakenWithAFixedLeaseRunsOutUnlessExtended() throws Exception {
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		DistLock lock = registry.obtain(key);
+		assertThat(lock.tryLock(Duration.ofSeconds(2), Duration.ofMillis(300))).isTrue();
+		assertThat(lock.lease().remaining()).isLessThanOrEqualTo(Duration.ofMillis(300));
+		AtomicInteger lost = new AtomicInteger();
+		lock.lease().onLost((ex) -> lost.incrementAndGet());
+		assertThat(other.tryAcquire(key, Duration.ZERO)).isEmpty();
+		assertThat(lock.lease().extend(Duration.ofMillis(400))).as("a fixed lease extends").isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
+		assertThat(other.tryAcquire(key, Duration.ofSeconds(2))).hasValueSatisfying(LockLease::release);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		assertThatIllegalArgumentException().isThrownBy(() -> lock.tryLock(Duration.ZERO, Duration.ofMillis(5)))
+			.withMessageContaining("leaseTime");
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> lock.tryLock(Duration.ZERO, null))
+			.withMessageContaining("leaseTime");
+		DistLock both = registry.obtainMulti(key, randomKey());
+		assertThat(both.tryLock(Duration.ofSeconds(2), Duration.ofMillis(300))).isTrue();
+		assertThat(both.lease().extend(Duration.ofMillis(300))).as("the last key's lease is fixed too").isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !both.isHeldByCurrentThread());
+		assertThat(other.tryAcquire(key, Duration.ofSeconds(2))).hasValueSatisfying(LockLease::release);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(both::unlock);
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void readAndWriteLocksTakeAFixedLeaseThatRunsOut() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		DistLock write = registry.obtainReadWrite(key).writeLock();
+		DistLock read = registry.obtainReadWrite(key).readLock();
+		DistLock otherWrite = other.obtainReadWrite(key).writeLock();
+		DistLock otherRead = other.obtainReadWrite(key).readLock();
+		for (DistLock lock : List.of(write, read)) {
+			AtomicInteger lost = new AtomicInteger();
+			assertThat(lock.tryLock(Duration.ofSeconds(2), Duration.ofMillis(300))).as(lock.toString()).isTrue();
+			lock.lease().onLost((ex) -> lost.incrementAndGet());
+			assertThat(lock.lease().remaining()).isLessThanOrEqualTo(Duration.ofMillis(300));
+			assertThat(this.executor.submit(() -> tryAndUnlock(otherWrite)).get()).as("a writer while held").isFalse();
+			assertThat(this.executor.submit(() -> tryAndUnlock(otherRead)).get()).as("a reader while held")
+				.isEqualTo(lock == read);
+			await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
+			assertThat(lock.isHeldByCurrentThread()).isFalse();
+			assertThat(onNewThread(() -> tryAndUnlock(otherWrite, Duration.ofSeconds(2))))
+				.as("another process's writer once the fixed lease ran out").isTrue();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		}
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aDowngradeTakesTheReadLockWithItsOwnFixedLease() throws Exception {
+		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		DistLock write = registry.obtainReadWrite(key).writeLock();
+		DistLock read = registry.obtainReadWrite(key).readLock();
+		write.lock();
+		assertThat(read.tryLock(Duration.ofSeconds(2), Duration.ofMillis(300))).isTrue();
+		AtomicInteger lost = new AtomicInteger();
+		read.lease().onLost((ex) -> lost.incrementAndGet());
+		write.unlock();
+		assertThat(read.lease().extend(Duration.ofMillis(400))).isTrue();
+		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get()).isFalse();
+		await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
+		assertThat(this.executor.submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get())
+			.as("another process's writer once the downgraded read lease ran out").isTrue();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::unlock);
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	/** A thread of its own for a holder whose steps the test runs one by one. */
+	private ExecutorService newHolderThread() {
+		ExecutorService holder = Executors.newSingleThreadExecutor();
+		this.holders.add(holder);
+		return holder;
+	}
+
+	/**
+	 * Run one step of a holder on its thread, bounded so that a step that hangs fails the test
+	 * instead of hanging it (the bound is far beyond any step's own wait).
+	 */
+	private static <T> T onHolder(ExecutorService holder, Callable<T> step) throws Exception {
+		return holder.submit(step).get(10, TimeUnit.SECONDS);
+	}
+
+	private static void runOnHolder(ExecutorService holder, Runnable step) throws Exception {
+		holder.submit(step).get(10, TimeUnit.SECONDS);
 	}
 
 	@Test
