@@ -201,6 +201,16 @@ class DistributedLockIntegrationTests {
 		});
 	}
 
+	@Test
+	void aMethodWithAFixedLeaseExtendsItThroughTheLockContext() {
+		runner().run((context) -> {
+			Inventory inventory = context.getBean(Inventory.class);
+			assertThat(inventory.longImport(3)).as("the key's TTL after the method extended its 1s lease to 20s")
+				.isBetween(15_000L, 20_000L);
+			assertThat(redis().hasKey("distlock:{import:3}")).isFalse();
+		});
+	}
+
 	private final List<RedisLockRegistry> others = new ArrayList<>();
 
 	@AfterEach
@@ -328,6 +338,12 @@ class DistributedLockIntegrationTests {
 		@DistributedLock(key = "'fair:' + #id", fair = true, waitTime = "100ms")
 		public String fairly(long id) {
 			return LockContext.current().key();
+		}
+
+		@DistributedLock(key = "'import:' + #id", leaseTime = "1s")
+		public long longImport(long id) {
+			assertThat(LockContext.current().extend(Duration.ofSeconds(20))).isTrue();
+			return redis().getExpire("distlock:{import:" + id + "}", TimeUnit.MILLISECONDS);
 		}
 
 		@DistributedLock(key = "'lossy'")

@@ -69,10 +69,17 @@ public interface LockLease extends AutoCloseable {
 	/**
 	 * Extend a fixed lease: one owner-compared round trip that sets the key's lease to
 	 * {@code leaseTime} from now (longer or shorter than what is left) and moves this lease's
-	 * validity deadline with it. For locks taken with {@link LockRequest#leaseTime(Duration)},
-	 * whose holder decides how long it needs; a lock without a fixed lease is renewed by the
-	 * watchdog instead and refuses this. Reentrant holds share their grant, so extending one
-	 * extends all.
+	 * validity deadline with it, as ShedLock's {@code LockExtender} and Spring Integration's
+	 * {@code renewLock} do. For locks taken with {@link LockRequest#leaseTime(Duration)} or
+	 * {@link DistLock#tryLock(Duration, Duration)}, whose holder decides how long it needs. A
+	 * lock without a fixed lease refuses it: the watchdog renews that lease to the registry's
+	 * lease time while it is held, so an extension would not last, and a caller that believes it
+	 * holds a fixed lease should learn that it does not. Reentrant holds share their grant, so
+	 * extending one extends all.
+	 * <p>
+	 * On Redlock the extension counts only if a quorum of nodes still held the grant and
+	 * answered before its validity deadline (a node that lost the key gets it back but does not
+	 * count). The call waits for the store at most until the lease's validity deadline.
 	 * <pre class="code">
 	 * try (LockLease lease = registry.acquire(LockRequest.of("import").leaseTime(Duration.ofSeconds(30)))) {
 	 *     while (importer.hasNextBatch()) {
@@ -89,8 +96,31 @@ public interface LockLease extends AutoCloseable {
 	 * @throws LockLostException if the lease was already known to be lost
 	 * @throws IllegalStateException if the lease was released, or if it is renewed by the watchdog
 	 * @throws IllegalArgumentException if {@code leaseTime} is shorter than the minimum
+	 * @throws RuntimeException the store's failure, if it did not answer before the validity
+	 * deadline; the lease stays as it was and is declared lost at that deadline
 	 */
 	boolean extend(Duration leaseTime);
+
+	/**
+	 * Extend a fixed lease as {@link #extend(Duration)} does, without waiting for the store: for
+	 * asynchronous code, which must not block. The returned stage completes with {@code true} if
+	 * extended and {@code false} if the store no longer held the grant (the lease is then
+	 * declared lost), or exceptionally with what {@code extend} throws. It may complete on a
+	 * thread of the driver or of distlock, where {@link #onLost} callbacks then run too; its
+	 * dependent stages must not block.
+	 * <p>
+	 * The default implementation calls {@link #extend(Duration)} on the calling thread.
+	 * @param leaseTime the new lease, from now, at least {@link LockRequest#MIN_LEASE_TIME}
+	 * @return a stage that completes when the extension is decided
+	 */
+	default CompletableFuture<Boolean> extendAsync(Duration leaseTime) {
+		try {
+			return CompletableFuture.completedFuture(extend(leaseTime));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/**
 	 * Register a callback that runs once if the lock is lost while held. If it was already lost,

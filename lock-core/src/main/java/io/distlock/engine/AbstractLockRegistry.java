@@ -66,6 +66,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	/** Ends waits and runs the continuations of acquisitions between store attempts. */
 	private final ScheduledThreadPoolExecutor waits;
 
+	private final CallDeadlines deadlines;
+
 	private volatile boolean closed;
 
 	/**
@@ -87,11 +89,11 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			return thread;
 		});
 		this.waits.setRemoveOnCancelPolicy(true);
-		CallDeadlines deadlines = new CallDeadlines(this.waits);
+		this.deadlines = new CallDeadlines(this.waits);
 		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.threadHolds, this.watchdog,
-				new ReleaseNotifications(store, settings), handoff, this.waits, deadlines);
+				new ReleaseNotifications(store, settings), handoff, this.waits, this.deadlines);
 		this.releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
-				handoff, deadlines);
+				handoff, this.deadlines);
 	}
 
 	/**
@@ -395,11 +397,47 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	}
 
 	/**
-	 * Extend a fixed lease to the given time from now.
+	 * Extend a fixed lease to the given time from now, waiting for the store at most until the
+	 * lease's validity deadline.
 	 * @return whether the store still held the grant and now holds it for the new lease
 	 */
 	boolean extend(Grant grant, Duration leaseTime) {
-		return this.watchdog.extend(grant, leaseTime);
+		// Bounded inside by the validity deadline; the margin here only covers scheduling.
+		return StoreCalls.await(() -> extendAsync(grant, leaseTime),
+				StoreCalls.until(grant.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
+	}
+
+	/**
+	 * Extend a fixed lease without waiting: one owner-compared call, bounded by the lease's
+	 * validity deadline.
+	 * @return completes with whether the store still held the grant, or exceptionally as
+	 * {@link LockLease#extend(Duration)} throws
+	 */
+	CompletableFuture<Boolean> extendAsync(Grant grant, Duration leaseTime) {
+		long sentNanos;
+		CompletableFuture<boolean[]> call;
+		try {
+			this.watchdog.requireExtendable(grant, leaseTime);
+			sentNanos = System.nanoTime();
+			call = this.store.renew(List.of(grant.heldKey()), leaseTime);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<Boolean> extended = new CompletableFuture<>();
+		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenComplete((renewed, failure) -> {
+			if (failure != null) {
+				extended.completeExceptionally(StoreCalls.unwrap(failure));
+				return;
+			}
+			try {
+				extended.complete(this.watchdog.extended(grant, leaseTime, sentNanos, renewed[0]));
+			}
+			catch (RuntimeException ex) {
+				extended.completeExceptionally(ex);
+			}
+		});
+		return extended;
 	}
 
 	void requireOpen() {

@@ -67,9 +67,21 @@ final class HeldLease implements LockLease {
 	@Override
 	public boolean extend(Duration leaseTime) {
 		if (this.released.get()) {
-			throw new IllegalStateException("Cannot extend lock for key '" + key() + "': the lease was released");
+			throw releasedException();
 		}
 		return this.registry.extend(this.grant, leaseTime);
+	}
+
+	@Override
+	public CompletableFuture<Boolean> extendAsync(Duration leaseTime) {
+		if (this.released.get()) {
+			return CompletableFuture.failedFuture(releasedException());
+		}
+		return this.registry.extendAsync(this.grant, leaseTime);
+	}
+
+	private IllegalStateException releasedException() {
+		return new IllegalStateException("Cannot extend lock for key '" + key() + "': the lease was released");
 	}
 
 	@Override

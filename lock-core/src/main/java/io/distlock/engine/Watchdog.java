@@ -116,10 +116,13 @@ final class Watchdog implements AutoCloseable {
 	}
 
 	/**
-	 * Extend a fixed lease at its holder's request and move its deadline check with it.
-	 * @return whether the store still held the grant; if not, it is declared lost
+	 * Check that the holder may extend the grant: a fixed lease, still held, and a new lease
+	 * this registry can grant.
+	 * @throws io.distlock.core.LockLostException if the grant was already lost
+	 * @throws IllegalStateException if it is renewed by the watchdog or was released
+	 * @throws IllegalArgumentException if the lease is too short
 	 */
-	boolean extend(Grant grant, Duration leaseTime) {
+	void requireExtendable(Grant grant, Duration leaseTime) {
 		this.settings.requireGrantable(leaseTime, "leaseTime");
 		if (grant.isLost()) {
 			throw grant.lostException();
@@ -131,16 +134,22 @@ final class Watchdog implements AutoCloseable {
 		if (!grant.isActive()) {
 			throw new IllegalStateException("Cannot extend lock for key '" + grant.key() + "': it was released");
 		}
-		long sentNanos = System.nanoTime();
-		boolean extended = StoreCalls.await(() -> this.store.renew(List.of(grant.heldKey()), leaseTime),
-				StoreCalls.until(grant.validUntilNanos()))[0];
+	}
+
+	/**
+	 * Apply the store's answer to an extension sent at {@code sentNanos}: move the grant's
+	 * deadline and its check, or declare it lost.
+	 * @return whether the store still held the grant
+	 * @throws io.distlock.core.LockLostException if the old deadline passed while the extension
+	 * was on its way (the loss was signalled then)
+	 */
+	boolean extended(Grant grant, Duration leaseTime, long sentNanos, boolean extended) {
 		if (!extended) {
 			this.lossHandler.lost(grant, "its extension was refused: the key expired, was deleted or belongs to"
 					+ " another holder");
 			return false;
 		}
 		if (!grant.isActive()) {
-			// The old deadline passed while the extension was on its way: the loss was signalled.
 			throw grant.lostException();
 		}
 		grant.extended(sentNanos + leaseTime.toNanos() - this.settings.driftMarginOf(leaseTime).toNanos());

@@ -879,6 +879,59 @@ public abstract class AbstractLockRegistryContractTests {
 	}
 
 	@Test
+	void extendAsyncMovesAFixedLeaseWithoutWaitingAndFailsAsExtendThrows() throws Exception {
+		AbstractLockRegistry registry = registry();
+		AbstractLockRegistry other = registry();
+		String key = randomKey();
+		AtomicInteger lost = new AtomicInteger();
+		LockLease lease = registry
+			.acquireAsync(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofMillis(300)))
+			.toCompletableFuture()
+			.get(5, TimeUnit.SECONDS);
+		lease.onLost((ex) -> lost.incrementAndGet());
+		assertThat(lease.extendAsync(Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(5));
+		assertThat(other.tryAcquire(key, Duration.ZERO)).isEmpty();
+		assertThat(lease.extendAsync(Duration.ofMillis(5))).failsWithin(Duration.ofSeconds(5))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(IllegalArgumentException.class);
+		loseInStore(registry, key);
+		assertThat(lease.extendAsync(Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS))
+			.as("refused once the store no longer holds it").isFalse();
+		assertThat(lost).hasValue(1);
+		assertThat(lease.extendAsync(Duration.ofSeconds(10))).failsWithin(Duration.ofSeconds(5))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(LockLostException.class);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+		assertThat(lease.extendAsync(Duration.ofSeconds(10))).failsWithin(Duration.ofSeconds(5))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(IllegalStateException.class);
+		deleteInStore(registry, key);
+		try (LockLease renewed = registry.acquire(key, Duration.ofSeconds(2))) {
+			assertThat(renewed.extendAsync(Duration.ofSeconds(5))).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(ExecutionException.class)
+				.havingCause()
+				.isInstanceOf(IllegalStateException.class)
+				.withMessageContaining("watchdog");
+		}
+	}
+
+	@Test
+	void aReentryWithALeaseJoinsTheOuterHoldAndItsLease() throws Exception {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		DistLock lock = registry.obtain(key);
+		lock.lock();
+		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+		assertThatIllegalStateException().isThrownBy(() -> lock.lease().extend(Duration.ofSeconds(5)))
+			.as("the re-entered hold is renewed by the watchdog, as the outer one")
+			.withMessageContaining("watchdog");
+		lock.unlock();
+		lock.unlock();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
 	void aWriterDowngradesToAReaderAndTheReadLockOutlivesTheWriteLock() throws Exception {
 		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
 		AbstractLockRegistry registry = registry();
