@@ -78,8 +78,9 @@ public interface LockLease extends AutoCloseable {
 	 * extending one extends all.
 	 * <p>
 	 * On Redlock the extension counts only if a quorum of nodes still held the grant and
-	 * answered before its validity deadline (a node that lost the key gets it back but does not
-	 * count). The call waits for the store at most until the lease's validity deadline.
+	 * answered before its validity deadline; a node that lost the key does not get it back, since
+	 * a lease whose key is gone from a quorum is lost. The call waits for the store at most until
+	 * the lease's validity deadline.
 	 * <pre class="code">
 	 * try (LockLease lease = registry.acquire(LockRequest.of("import").leaseTime(Duration.ofSeconds(30)))) {
 	 *     while (importer.hasNextBatch()) {

@@ -415,23 +415,23 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	 */
 	CompletableFuture<Boolean> extendAsync(Grant grant, Duration leaseTime) {
 		long sentNanos;
-		CompletableFuture<boolean[]> call;
+		CompletableFuture<Boolean> call;
 		try {
 			this.watchdog.requireExtendable(grant, leaseTime);
 			sentNanos = System.nanoTime();
-			call = this.store.renew(List.of(grant.heldKey()), leaseTime);
+			call = this.store.extend(grant.heldKey(), leaseTime);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletableFuture<Boolean> extended = new CompletableFuture<>();
-		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenComplete((renewed, failure) -> {
+		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenComplete((held, failure) -> {
 			if (failure != null) {
 				extended.completeExceptionally(StoreCalls.unwrap(failure));
 				return;
 			}
 			try {
-				extended.complete(this.watchdog.extended(grant, leaseTime, sentNanos, renewed[0]));
+				extended.complete(this.watchdog.extended(grant, leaseTime, sentNanos, held));
 			}
 			catch (RuntimeException ex) {
 				extended.completeExceptionally(ex);

@@ -24,7 +24,9 @@ import io.distlock.redis.RedisLockStore;
  * A {@link LockStore} over N independent Redis nodes, as Redlock prescribes: a grant is a quorum
  * ({@code N/2 + 1}) of per-node grants, taken in parallel within a per-node timeout; a failed
  * attempt is given back on every node; a renewal counts when a quorum renews (a node that
- * restarted empty gets the key back); a release counts when a quorum still held the grant.
+ * restarted empty gets the key back); a holder's extension of a fixed lease counts when a
+ * quorum extends it (and re-creates nothing); a release counts when a quorum still held the
+ * grant.
  * <p>
  * The fencing token of a grant is the largest per-node token of its quorum. Any two quorums
  * share a node, where the later grant's token is strictly larger; the maxima are ordered as
@@ -257,6 +259,33 @@ final class RedlockStore implements LockStore {
 			this.renewing.computeIfPresent(grantId(grant.key(), grant.owner()),
 					(id, renewals) -> renewals.isDone() ? null : renewals);
 		}
+	}
+
+	/**
+	 * Extend the grant on every node that still holds it, never re-creating it where it is gone
+	 * (unlike a renewal, which heals a node that restarted empty): counts when a quorum extended
+	 * it.
+	 */
+	@Override
+	public CompletableFuture<Boolean> extend(HeldKey grant, Duration leaseTime) {
+		if (grant.mode() != LockMode.EXCLUSIVE) {
+			return CompletableFuture.failedFuture(notExclusive(grant.mode()));
+		}
+		QuorumCall.Call<Boolean> call = this.quorum.start((node) -> node.extend(grant, leaseTime),
+				Boolean::booleanValue, QuorumCall.Until.QUORUM_SUCCEEDED);
+		return call.decided().thenCompose((outcomes) -> {
+			int extended = count(outcomes);
+			if (extended >= this.quorum.quorum()) {
+				return CompletableFuture.completedFuture(true);
+			}
+			if (extended + unknown(outcomes) >= this.quorum.quorum()) {
+				// Slow or failing nodes decide it: not known to be refused.
+				return CompletableFuture.failedFuture(new RedlockUnavailableException("Extension of lock for key '"
+						+ grant.key() + "' confirmed by " + extended + " of " + this.quorum.size()
+						+ " nodes; the others did not answer in time"));
+			}
+			return CompletableFuture.completedFuture(false);
+		});
 	}
 
 	@Override

@@ -144,6 +144,19 @@ public interface LockStore extends AutoCloseable {
 	CompletableFuture<boolean[]> renew(List<HeldKey> grants, Duration leaseTime);
 
 	/**
+	 * Extend one grant at its holder's request (a fixed lease), only if the owner still holds it,
+	 * and never re-create it where it is gone, even where {@link #renew} would: a fixed lease
+	 * whose key vanished is lost, and a key re-created for it would outlive the loss. The default
+	 * renews the grant alone, which suits every store whose renewal never re-creates a key.
+	 * @param grant the grant to extend
+	 * @param leaseTime the new lease, from now
+	 * @return whether the owner still held the grant and now holds it for the new lease
+	 */
+	default CompletableFuture<Boolean> extend(HeldKey grant, Duration leaseTime) {
+		return renew(List.of(grant), leaseTime).thenApply((renewed) -> renewed[0]);
+	}
+
+	/**
 	 * Start delivering release notifications of contended keys to the given consumer, if this
 	 * store can. Called once, lazily, before the first wait; may be called again after it
 	 * failed. The one blocking operation: the engine calls it on a thread of its own.

@@ -16,6 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
+import io.distlock.core.LockRequest;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.test.contract.AbstractLockRegistryContractTests;
 import io.distlock.redis.RedisLockRegistry;
@@ -121,6 +122,35 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 			assertThat(lease.isValid()).isTrue();
 		}
 		assertThat(lost).hasValue(0);
+		assertThat(isHeldInStore(registry, key)).isFalse();
+	}
+
+	@Test
+	void extendOfAKeyDeletedOnEveryNodeIsRefusedAndRecreatesNothing() {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		LockLease lease = registry
+			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(10)));
+		deleteInStore(registry, key);
+		assertThat(lease.extend(Duration.ofSeconds(30))).isFalse();
+		assertThat(nodes).as("nodes holding the key after the refused extension")
+			.noneMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key))));
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+	}
+
+	@Test
+	void extendCountsAQuorumAndLeavesANodeThatLostTheKeyWithout() {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		try (LockLease lease = registry
+			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(10)))) {
+			nodes.get(0).template().delete(lockKey(key));
+			assertThat(lease.extend(Duration.ofSeconds(30))).isTrue();
+			assertThat(nodes.get(0).template().hasKey(lockKey(key))).isFalse();
+			for (RedisServer node : nodes.subList(1, nodes.size())) {
+				assertThat(node.template().getExpire(lockKey(key), TimeUnit.MILLISECONDS)).isBetween(25_000L, 30_000L);
+			}
+		}
 		assertThat(isHeldInStore(registry, key)).isFalse();
 	}
 

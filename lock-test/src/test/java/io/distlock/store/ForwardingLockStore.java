@@ -43,6 +43,11 @@ public class ForwardingLockStore implements LockStore {
 	}
 
 	@Override
+	public CompletableFuture<Boolean> extend(HeldKey grant, Duration leaseTime) {
+		return this.delegate.extend(grant, leaseTime);
+	}
+
+	@Override
 	public boolean supportsLocalHandoff() {
 		return this.delegate.supportsLocalHandoff();
 	}
