@@ -97,8 +97,9 @@ public interface LockLease extends AutoCloseable {
 	 * @throws LockLostException if the lease was already known to be lost
 	 * @throws IllegalStateException if the lease was released, or if it is renewed by the watchdog
 	 * @throws IllegalArgumentException if {@code leaseTime} is shorter than the minimum
-	 * @throws RuntimeException the store's failure, if it did not answer before the validity
-	 * deadline; the lease stays as it was and is declared lost at that deadline
+	 * @throws RuntimeException the store's failure, or a timeout if it did not answer before the
+	 * validity deadline; the lease then stays as it was, and is declared lost at its deadline
+	 * unless a later extension succeeds
 	 */
 	boolean extend(Duration leaseTime);
 
