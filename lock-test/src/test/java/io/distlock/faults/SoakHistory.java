@@ -160,7 +160,18 @@ final class SoakHistory {
 	}
 
 	/**
-	 * Return every hold that had to be lost but whose holder was never told.
+	 * Return how many holds that had to be lost were not told themselves, but the hold their
+	 * grant was handed to locally was (see {@link #unsignalledLosses()}).
+	 */
+	long toldDownHandoffs() {
+		return this.entries.stream()
+			.filter((entry) -> mustHaveLost(entry) && !entry.signalled() && toldDownItsHandoffs(entry))
+			.count();
+	}
+
+	/**
+	 * Return every hold that had to be lost but whose holder was never told, neither itself nor,
+	 * for a hold that spanned a {@code DEL}, through the holds its grant was handed to locally.
 	 */
 	List<String> unsignalledLosses() {
 		List<String> unsignalled = new ArrayList<>();

@@ -37,6 +37,7 @@ class SoakHistoryTests {
 
 		assertThat(history.mustHaveLost()).isEqualTo(1);
 		assertThat(history.unsignalledLosses()).isEmpty();
+		assertThat(history.toldDownHandoffs()).isEqualTo(1);
 	}
 
 	@Test
