@@ -97,7 +97,8 @@ class SoakIntegrationTests {
 		List<String> unsignalled = history.unsignalledLosses();
 		System.out.println("T38 soak: " + history.size() + " holds " + history.holdsByKey() + "; faults "
 				+ schedule.counts + "; " + history.mustHaveLost() + " holds had to be lost, " + history.signalled()
-				+ " were told of a loss, " + history.neverValid() + " were never valid after they began; " + summary);
+				+ " were told of a loss, " + history.toldDownHandoffs() + " were told through the hold their grant was "
+				+ "handed to, " + history.neverValid() + " were never valid after they began; " + summary);
 		schedule.log.forEach((line) -> System.out.println("T38 fault " + line));
 		history.explainOverlaps().forEach((line) -> System.out.println("T38 " + line));
 		assertThat(summary.failures).as("worker threads that died").isZero();
@@ -114,7 +115,7 @@ class SoakIntegrationTests {
 				+ "read/write, async, fixed lease); " + schedule.counts + " (seed " + seed + ")",
 				"no overlap of valid holds, tokens grow, every loss told, nothing left behind",
 				history.size() + " holds, " + history.mustHaveLost() + " had to be lost, " + history.signalled()
-						+ " told of a loss; 0 overlaps, 0 token decreases, 0 untold losses; 0 keys, 0 local entries left");
+						+ " told of a loss (" + history.toldDownHandoffs() + " through a local handoff); 0 overlaps, 0 token decreases, 0 untold losses; 0 keys, 0 local entries left");
 	}
 
 	@Test
