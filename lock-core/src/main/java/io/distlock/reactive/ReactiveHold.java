@@ -38,14 +38,17 @@ final class ReactiveHold<T> {
 
 	private final Function<List<LockLease>, ? extends Publisher<T>> body;
 
+	private final Duration holdAtLeast;
+
 	private final List<Held> outer;
 
 	private final long start;
 
-	private ReactiveHold(LockRegistry registry, List<LockRequest> requests,
+	private ReactiveHold(LockRegistry registry, List<LockRequest> requests, Duration holdAtLeast,
 			Function<List<LockLease>, ? extends Publisher<T>> body, List<Held> outer) {
 		this.registry = registry;
 		this.requests = requests;
+		this.holdAtLeast = holdAtLeast;
 		this.body = body;
 		this.outer = outer;
 		this.start = System.nanoTime();
@@ -54,11 +57,12 @@ final class ReactiveHold<T> {
 	/**
 	 * A publisher that, on each subscription, takes every request's lock within its wait time
 	 * (counted from the subscription), subscribes to the body with the leases and holds them
-	 * until the body terminates or is cancelled.
+	 * until the body terminates or is cancelled, and at least {@code holdAtLeast} after each
+	 * grant ({@link LockLease#releaseAsync(Duration)}).
 	 */
-	static <T> Flux<T> hold(LockRegistry registry, List<LockRequest> sortedRequests,
+	static <T> Flux<T> hold(LockRegistry registry, List<LockRequest> sortedRequests, Duration holdAtLeast,
 			Function<List<LockLease>, ? extends Publisher<T>> body) {
-		return Flux.deferContextual((context) -> new ReactiveHold<>(registry, sortedRequests, body,
+		return Flux.deferContextual((context) -> new ReactiveHold<>(registry, sortedRequests, holdAtLeast, body,
 				ReactiveLockContext.held(context)).step(0, List.of()));
 	}
 
@@ -74,7 +78,7 @@ final class ReactiveHold<T> {
 			return step(index + 1, append(taken, reentered));
 		}
 		return Flux.usingWhen(acquire(request), (lease) -> step(index + 1, append(taken, lease)),
-				ReactiveHold::release, ReactiveHold::releaseAfterError, ReactiveHold::releaseAfterCancel);
+				this::release, this::releaseAfterError, this::releaseAfterCancel);
 	}
 
 	private Flux<T> run(List<LockLease> leases) {
@@ -130,11 +134,11 @@ final class ReactiveHold<T> {
 	 * Release after the body completed: a loss detected now fails the chain, since what it did
 	 * may have overlapped another holder.
 	 */
-	private static Mono<Void> release(LockLease lease) {
-		return Mono.fromFuture(lease::releaseAsync, true);
+	private Mono<Void> release(LockLease lease) {
+		return Mono.fromFuture(() -> lease.releaseAsync(this.holdAtLeast), true);
 	}
 
-	private static Mono<Void> releaseAfterError(LockLease lease, Throwable error) {
+	private Mono<Void> releaseAfterError(LockLease lease, Throwable error) {
 		return release(lease).onErrorResume(LockLostException.class, (lost) -> {
 			if (!(error instanceof LockLostException)) {
 				error.addSuppressed(lost);
@@ -143,7 +147,7 @@ final class ReactiveHold<T> {
 		});
 	}
 
-	private static Mono<Void> releaseAfterCancel(LockLease lease) {
+	private Mono<Void> releaseAfterCancel(LockLease lease) {
 		return release(lease).onErrorResume(LockLostException.class, (lost) -> {
 			// Nobody is subscribed to hear it; the registry has already logged the loss, called
 			// onLost and told the listeners.
