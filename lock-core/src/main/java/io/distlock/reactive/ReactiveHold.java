@@ -3,6 +3,7 @@ package io.distlock.reactive;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -13,6 +14,8 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+
+import org.springframework.util.ClassUtils;
 
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockLease;
@@ -31,6 +34,9 @@ import io.distlock.reactive.ReactiveLockContext.Held;
 final class ReactiveHold<T> {
 
 	private static final Log logger = LogFactory.getLog(ReactiveHold.class);
+
+	private static final boolean observationPresent = ClassUtils.isPresent("io.micrometer.observation.Observation",
+			ReactiveHold.class.getClassLoader());
 
 	private final LockRegistry registry;
 
@@ -121,13 +127,21 @@ final class ReactiveHold<T> {
 			.ofNanos(Math.max(0, this.start + request.waitTime().toNanos() - System.nanoTime()));
 		// Not suppressing the cancellation: cancelling the future gives up the place in line,
 		// and the registry releases a grant that races it.
-		return Mono.fromFuture(() -> this.registry.acquireAsync(request.waitTime(remaining)).toCompletableFuture(),
-				false)
+		LockRequest remainingRequest = request.waitTime(remaining);
+		// Asked for within the scope of the observation the chain carries, if any, so that the
+		// acquisition and the hold are its children.
+		return Mono.deferContextual((context) -> Mono.fromFuture(() -> observationPresent
+				? ObservationScope.callWithin(context, () -> acquireAsync(remainingRequest))
+				: acquireAsync(remainingRequest), false))
 			.onErrorMap((ex) -> ex instanceof LockAcquisitionException acquisition && acquisition.getCause() == null,
 					// Say what was asked for: the whole wait, not what was left for a later key.
 					(ex) -> new LockAcquisitionException(request.key(), "Could not acquire lock '" + request.name()
 							+ "' for key '" + request.key() + "' within " + request.waitTime().toMillis() + "ms",
 							null));
+	}
+
+	private CompletableFuture<LockLease> acquireAsync(LockRequest request) {
+		return this.registry.acquireAsync(request).toCompletableFuture();
 	}
 
 	/**
