@@ -87,7 +87,7 @@ class LockObservationTests {
 
 			@Override
 			public void onStop(Observation.Context context) {
-				Observation parent = context.getParentObservation();
+				io.micrometer.observation.ObservationView parent = context.getParentObservation();
 				stopped.add(context.getName() + " under "
 						+ ((parent != null) ? parent.getContextView().getName() : "nothing"));
 			}
@@ -133,7 +133,7 @@ class LockObservationTests {
 			@Override
 			public void onStop(Observation.Context context) {
 				long tookMillis = (System.nanoTime() - context.<Long>get("started")) / 1_000_000;
-				Observation parent = context.getParentObservation();
+				io.micrometer.observation.ObservationView parent = context.getParentObservation();
 				stopped.add(context.getName() + " under "
 						+ ((parent != null) ? parent.getContextView().getName() : "nothing")
 						+ (context.getName().equals("distlock.acquisition")
