@@ -5,10 +5,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.ObservationView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
@@ -35,23 +37,12 @@ class LockObservationTests {
 	@Test
 	void acquisitionAndHoldAreObservedWithTheirOutcome() {
 		List<String> stopped = new CopyOnWriteArrayList<>();
-		ObservationRegistry observations = ObservationRegistry.create();
-		observations.observationConfig().observationHandler(new ObservationHandler<>() {
-
-			@Override
-			public boolean supportsContext(Observation.Context context) {
-				return true;
-			}
-
-			@Override
-			public void onStop(Observation.Context context) {
-				stopped.add(context.getName() + " " + context.getLowCardinalityKeyValues().stream()
+		ObservationRegistry observations = recording(stopped, (context, tookMillis) -> context.getName() + " "
+				+ context.getLowCardinalityKeyValues().stream()
 					.map((keyValue) -> keyValue.getKey() + "=" + keyValue.getValue())
 					.sorted()
-					.toList() + ((context.getError() != null) ? " error" : ""));
-			}
-
-		});
+					.toList()
+				+ ((context.getError() != null) ? " error" : ""));
 		DistlockRunners.withRedis(redis.server())
 			.withBean(ObservationRegistry.class, () -> observations)
 			.run((context) -> {
@@ -77,22 +68,8 @@ class LockObservationTests {
 	@Test
 	void aReactiveHoldIsObservedUnderTheObservationInItsReactorContext() {
 		List<String> stopped = new CopyOnWriteArrayList<>();
-		ObservationRegistry observations = ObservationRegistry.create();
-		observations.observationConfig().observationHandler(new ObservationHandler<>() {
-
-			@Override
-			public boolean supportsContext(Observation.Context context) {
-				return true;
-			}
-
-			@Override
-			public void onStop(Observation.Context context) {
-				io.micrometer.observation.ObservationView parent = context.getParentObservation();
-				stopped.add(context.getName() + " under "
-						+ ((parent != null) ? parent.getContextView().getName() : "nothing"));
-			}
-
-		});
+		ObservationRegistry observations = recording(stopped,
+				(context, tookMillis) -> context.getName() + " under " + parentName(context));
 		DistlockRunners.withRedis(redis.server())
 			.withBean(ObservationRegistry.class, () -> observations)
 			.run((context) -> {
@@ -117,30 +94,9 @@ class LockObservationTests {
 	@Test
 	void anAsynchronousAcquisitionIsObservedFromItsStartUnderTheObservationInScope() {
 		List<String> stopped = new CopyOnWriteArrayList<>();
-		ObservationRegistry observations = ObservationRegistry.create();
-		observations.observationConfig().observationHandler(new ObservationHandler<>() {
-
-			@Override
-			public boolean supportsContext(Observation.Context context) {
-				return true;
-			}
-
-			@Override
-			public void onStart(Observation.Context context) {
-				context.put("started", System.nanoTime());
-			}
-
-			@Override
-			public void onStop(Observation.Context context) {
-				long tookMillis = (System.nanoTime() - context.<Long>get("started")) / 1_000_000;
-				io.micrometer.observation.ObservationView parent = context.getParentObservation();
-				stopped.add(context.getName() + " under "
-						+ ((parent != null) ? parent.getContextView().getName() : "nothing")
-						+ (context.getName().equals("distlock.acquisition")
-								? ((tookMillis >= 300) ? " for 300 ms or more" : " for less than 300 ms") : ""));
-			}
-
-		});
+		ObservationRegistry observations = recording(stopped, (context, tookMillis) -> context.getName() + " under "
+				+ parentName(context) + (context.getName().equals("distlock.acquisition")
+						? ((tookMillis >= 300) ? " for 300 ms or more" : " for less than 300 ms") : ""));
 		DistlockRunners.withRedis(redis.server())
 			.withBean(ObservationRegistry.class, () -> observations)
 			.run((context) -> {
@@ -162,6 +118,40 @@ class LockObservationTests {
 				assertThat(stopped).containsExactly("distlock.acquisition under test.request for 300 ms or more",
 						"distlock.holding under test.request", "test.request under nothing");
 			});
+	}
+
+	/**
+	 * A registry whose observations, once stopped, are described into the list with how long
+	 * they took.
+	 */
+	private static ObservationRegistry recording(List<String> stopped,
+			BiFunction<Observation.Context, Long, String> describe) {
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+			@Override
+			public void onStart(Observation.Context context) {
+				context.put("started", System.nanoTime());
+			}
+
+			@Override
+			public void onStop(Observation.Context context) {
+				long tookMillis = (System.nanoTime() - context.<Long>get("started")) / 1_000_000;
+				stopped.add(describe.apply(context, tookMillis));
+			}
+
+		});
+		return observations;
+	}
+
+	private static String parentName(Observation.Context context) {
+		ObservationView parent = context.getParentObservation();
+		return (parent != null) ? parent.getContextView().getName() : "nothing";
 	}
 
 }
