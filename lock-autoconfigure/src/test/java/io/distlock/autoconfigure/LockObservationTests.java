@@ -2,18 +2,25 @@ package io.distlock.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.ObservationView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRegistry;
 import io.distlock.core.LockRequest;
 import io.distlock.metrics.ObservationLockListener;
+import io.distlock.reactive.ReactiveLocks;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,23 +37,12 @@ class LockObservationTests {
 	@Test
 	void acquisitionAndHoldAreObservedWithTheirOutcome() {
 		List<String> stopped = new CopyOnWriteArrayList<>();
-		ObservationRegistry observations = ObservationRegistry.create();
-		observations.observationConfig().observationHandler(new ObservationHandler<>() {
-
-			@Override
-			public boolean supportsContext(Observation.Context context) {
-				return true;
-			}
-
-			@Override
-			public void onStop(Observation.Context context) {
-				stopped.add(context.getName() + " " + context.getLowCardinalityKeyValues().stream()
+		ObservationRegistry observations = recording(stopped, (context, tookMillis) -> context.getName() + " "
+				+ context.getLowCardinalityKeyValues().stream()
 					.map((keyValue) -> keyValue.getKey() + "=" + keyValue.getValue())
 					.sorted()
-					.toList() + ((context.getError() != null) ? " error" : ""));
-			}
-
-		});
+					.toList()
+				+ ((context.getError() != null) ? " error" : ""));
 		DistlockRunners.withRedis(redis.server())
 			.withBean(ObservationRegistry.class, () -> observations)
 			.run((context) -> {
@@ -62,6 +58,100 @@ class LockObservationTests {
 						"distlock.holding [lock.name=Reports.daily, outcome=released]");
 				assertThat(registry.tryAcquire("observed:1", Duration.ZERO)).hasValueSatisfying(LockLease::release);
 			});
+	}
+
+	/**
+	 * A reactive hold is asked for within the scope of the observation its Reactor
+	 * {@code Context} carries, where WebFlux puts the request's: the acquisition and the hold are
+	 * its children although the grant arrives on a driver thread.
+	 */
+	@Test
+	void aReactiveHoldIsObservedUnderTheObservationInItsReactorContext() {
+		List<String> stopped = new CopyOnWriteArrayList<>();
+		ObservationRegistry observations = recording(stopped,
+				(context, tookMillis) -> context.getName() + " under " + parentName(context));
+		DistlockRunners.withRedis(redis.server())
+			.withBean(ObservationRegistry.class, () -> observations)
+			.run((context) -> {
+				LockRegistry registry = context.getBean(LockRegistry.class);
+				Observation request = Observation.start("test.request", observations);
+				String value = ReactiveLocks.withLock(registry, LockRequest.of("observed:3"), (lease) -> Mono.just("ran"))
+					.contextWrite(Context.of("micrometer.observation", request))
+					.block(Duration.ofSeconds(10));
+				request.stop();
+				assertThat(value).isEqualTo("ran");
+				assertThat(stopped).containsExactly("distlock.acquisition under test.request",
+						"distlock.holding under test.request", "test.request under nothing");
+			});
+	}
+
+	/**
+	 * An acquisition that no thread waits for is observed from the call to its grant, which
+	 * arrives on another thread, and both observations are children of the one in scope where
+	 * it was asked for. The holder gives the lock back 300 ms after the call returned, so the
+	 * acquisition cannot have lasted less (one monotonic clock; no upper bound is asserted).
+	 */
+	@Test
+	void anAsynchronousAcquisitionIsObservedFromItsStartUnderTheObservationInScope() {
+		List<String> stopped = new CopyOnWriteArrayList<>();
+		ObservationRegistry observations = recording(stopped, (context, tookMillis) -> context.getName() + " under "
+				+ parentName(context) + (context.getName().equals("distlock.acquisition")
+						? ((tookMillis >= 300) ? " for 300 ms or more" : " for less than 300 ms") : ""));
+		DistlockRunners.withRedis(redis.server())
+			.withBean(ObservationRegistry.class, () -> observations)
+			.run((context) -> {
+				LockRegistry registry = context.getBean(LockRegistry.class);
+				try (io.distlock.redis.RedisLockRegistry other = new io.distlock.redis.RedisLockRegistry(
+						redis.server().connectionFactory())) {
+					LockLease holder = other.acquire("observed:2", Duration.ZERO);
+					Observation request = Observation.start("test.request", observations);
+					CompletableFuture<LockLease> granted;
+					try (Observation.Scope scope = request.openScope()) {
+						granted = registry.acquireAsync(LockRequest.of("observed:2").waitTime(Duration.ofSeconds(10)))
+							.toCompletableFuture();
+					}
+					Thread.sleep(300);
+					holder.release();
+					granted.get(10, TimeUnit.SECONDS).release();
+					request.stop();
+				}
+				assertThat(stopped).containsExactly("distlock.acquisition under test.request for 300 ms or more",
+						"distlock.holding under test.request", "test.request under nothing");
+			});
+	}
+
+	/**
+	 * A registry whose observations, once stopped, are described into the list with how long
+	 * they took.
+	 */
+	private static ObservationRegistry recording(List<String> stopped,
+			BiFunction<Observation.Context, Long, String> describe) {
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+			@Override
+			public void onStart(Observation.Context context) {
+				context.put("started", System.nanoTime());
+			}
+
+			@Override
+			public void onStop(Observation.Context context) {
+				long tookMillis = (System.nanoTime() - context.<Long>get("started")) / 1_000_000;
+				stopped.add(describe.apply(context, tookMillis));
+			}
+
+		});
+		return observations;
+	}
+
+	private static String parentName(Observation.Context context) {
+		ObservationView parent = context.getParentObservation();
+		return (parent != null) ? parent.getContextView().getName() : "nothing";
 	}
 
 }

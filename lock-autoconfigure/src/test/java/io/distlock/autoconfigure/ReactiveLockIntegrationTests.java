@@ -179,6 +179,33 @@ class ReactiveLockIntegrationTests {
 	}
 
 	@Test
+	void holdAtLeastKeepsAFastMonosLockWithoutBlocking() {
+		runner().run((context) -> {
+			Stock stock = context.getBean(Stock.class);
+			StepVerifier.create(stock.reconcile()).expectNext("reconciled").verifyComplete();
+			// Completed, yet the key stays until 1 s after the grant, no longer renewed.
+			long ttl = redis.server().template().getExpire("distlock:{reconcile}", TimeUnit.MILLISECONDS);
+			assertThat(ttl).isBetween(500L, 1_000L);
+			// Skipped: a second run within the minimum hold time does not happen.
+			StepVerifier.create(stock.reconcile()).verifyComplete();
+			assertThat(stock.reconciled()).isEqualTo(1);
+			// After it, the next run does.
+			await().atMost(Duration.ofSeconds(3)).until(() -> !redis.server().template().hasKey("distlock:{reconcile}"));
+			StepVerifier.create(stock.reconcile()).expectNext("reconciled").verifyComplete();
+			assertThat(stock.reconciled()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void withoutHoldAtLeastAFastMonosLockIsReleasedAtCompletion() {
+		runner().run((context) -> {
+			Stock stock = context.getBean(Stock.class);
+			StepVerifier.create(stock.nightly()).expectNext("ran").verifyComplete();
+			assertThat(redis.server().template().hasKey("distlock:{nightly}")).isFalse();
+		});
+	}
+
+	@Test
 	void fallbackSubscribesToTheFallbacksPublisher() {
 		runner().run((context) -> {
 			Stock stock = context.getBean(Stock.class);
@@ -297,6 +324,8 @@ class ReactiveLockIntegrationTests {
 
 		private final AtomicInteger calls = new AtomicInteger();
 
+		private final AtomicInteger reconciled = new AtomicInteger();
+
 		private final Orders orders = new Orders();
 
 		public Orders orders() {
@@ -326,6 +355,18 @@ class ReactiveLockIntegrationTests {
 		@DistributedLock(key = "'stock:' + #id", waitTime = "0s")
 		public Publisher<Long> holdMany(String id, Flux<Long> work) {
 			return work;
+		}
+
+		@DistributedLock(key = "'reconcile'", waitTime = "0s", holdAtLeast = "1s", onFailure = OnFailure.SKIP)
+		public Mono<String> reconcile() {
+			return Mono.fromCallable(() -> {
+				this.reconciled.incrementAndGet();
+				return "reconciled";
+			});
+		}
+
+		int reconciled() {
+			return this.reconciled.get();
 		}
 
 		@DistributedLock(key = "'nightly'", waitTime = "0s", onFailure = OnFailure.SKIP)

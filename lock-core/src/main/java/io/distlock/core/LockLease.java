@@ -173,6 +173,26 @@ public interface LockLease extends AutoCloseable {
 	}
 
 	/**
+	 * Release this hold without waiting for the store, but if it is the outermost one and the
+	 * lock was granted less than {@code holdAtLeast} ago, leave the key in the store (no longer
+	 * renewed) until {@code holdAtLeast} after the grant, as {@link #release(Duration)} does. The
+	 * returned stage behaves as {@link #releaseAsync()}'s.
+	 * <p>
+	 * The default implementation calls {@link #release(Duration)} on the calling thread.
+	 * @param holdAtLeast the minimum time the lock stays taken after its grant
+	 * @return a stage that completes when the release is decided
+	 */
+	default CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
+		try {
+			release(holdAtLeast);
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Release this hold, as {@link #release()}.
 	 * @throws LockLostException if the lock was lost while held
 	 */

@@ -26,6 +26,40 @@ public interface LockListener {
 	}
 
 	/**
+	 * An acquisition that no thread waits for starts ({@link LockRegistry#acquireAsync}, and the
+	 * reactive holds built on it), on the thread that asked for it. Its outcome is decided later,
+	 * usually on another thread (the driver's event loop or the registry's timer), and told to
+	 * the returned {@link Acquisition}.
+	 * <p>
+	 * The default returns an {@code Acquisition} that, once the outcome is known and on the
+	 * thread that decides it, calls {@link #onAcquiring} and then {@link #onAcquired} or
+	 * {@link #onNotAcquired}, so that a listener written for blocking acquisitions sees them on
+	 * one thread as it expects. Such a listener should take the wait from {@code waited}, not
+	 * measure it between the two calls. Override this method to follow the acquisition from its
+	 * start, as the observation listener does.
+	 * @param name the logical name the lock is requested under
+	 * @param key the key
+	 * @return what to tell of the outcome, exactly once
+	 */
+	default Acquisition onAsyncAcquiring(String name, String key) {
+		return new Acquisition() {
+
+			@Override
+			public void acquired(LockLease lease, Duration waited) {
+				onAcquiring(name, key);
+				onAcquired(lease, waited);
+			}
+
+			@Override
+			public void notAcquired(Duration waited, Throwable failure) {
+				onAcquiring(name, key);
+				onNotAcquired(name, key, waited, failure);
+			}
+
+		};
+	}
+
+	/**
 	 * The store granted the lock.
 	 * @param lease the new lease
 	 * @param waited how long the acquisition took, waiting included
@@ -83,6 +117,30 @@ public interface LockListener {
 	 * @param action {@code skip} or {@code fallback}
 	 */
 	default void onFallback(String name, String action) {
+	}
+
+	/**
+	 * The outcome of one acquisition that no thread waits for
+	 * ({@link LockListener#onAsyncAcquiring}): exactly one of its methods is called, once, on the
+	 * thread that decides the outcome.
+	 */
+	interface Acquisition {
+
+		/**
+		 * The store granted the lock.
+		 * @param lease the new lease
+		 * @param waited how long the acquisition took, waiting included
+		 */
+		void acquired(LockLease lease, Duration waited);
+
+		/**
+		 * The lock was not acquired: the wait time passed, the acquisition was cancelled, or the
+		 * store failed.
+		 * @param waited how long the attempt took
+		 * @param failure the store's exception, or {@code null} when the lock simply stayed taken
+		 */
+		void notAcquired(Duration waited, Throwable failure);
+
 	}
 
 	/**

@@ -392,8 +392,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 				StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
 	}
 
-	CompletableFuture<Void> releaseHoldAsync(HeldLease lease) {
-		return this.releaser.releaseHold(lease, Duration.ZERO);
+	CompletableFuture<Void> releaseHoldAsync(HeldLease lease, Duration holdAtLeast) {
+		return this.releaser.releaseHold(lease, holdAtLeast);
 	}
 
 	/**

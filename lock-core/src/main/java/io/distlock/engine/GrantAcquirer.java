@@ -130,6 +130,8 @@ final class GrantAcquirer {
 		Gate gate = this.gates.retain(KeyGates.gateKey(request.mode(), request.key(), null, holdId), request.key(),
 				request.mode());
 		PendingHold pending = new PendingHold(this, request, gate, holdId, startNanos, null, true);
+		// Told on the asking thread, where an observation in scope is the acquisition's parent.
+		LockListener.Acquisition told = this.listener.onAsyncAcquiring(request.name(), request.key());
 		CompletableFuture<LockLease> caller = new CompletableFuture<>();
 		caller.whenComplete((lease, failure) -> {
 			if (caller.isCancelled()) {
@@ -137,15 +139,14 @@ final class GrantAcquirer {
 			}
 		});
 		pending.result().whenComplete((lease, failure) -> {
-			// The listener hears of an asynchronous acquisition once it is decided, on one thread.
-			this.listener.onAcquiring(request.name(), request.key());
 			if (failure != null || lease == null) {
 				Throwable cause = (failure != null) ? StoreCalls.unwrap(failure) : null;
-				this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), cause);
+				told.notAcquired(elapsed(startNanos), cause);
 				caller.completeExceptionally((cause != null) ? cause : notAcquired(request));
 				return;
 			}
-			acquired(lease, startNanos);
+			logAcquired(lease);
+			told.acquired(lease, elapsed(startNanos));
 			if (!caller.complete(lease)) {
 				// The caller cancelled as the grant arrived.
 				releaseUnwanted(lease);
@@ -161,11 +162,15 @@ final class GrantAcquirer {
 	}
 
 	private void acquired(HeldLease lease, long startNanos) {
+		logAcquired(lease);
+		this.listener.onAcquired(lease, elapsed(startNanos));
+	}
+
+	private static void logAcquired(HeldLease lease) {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Acquired " + lease.grant().mode() + " lock for key '" + lease.key()
 					+ "' with fencing token " + lease.fencingToken());
 		}
-		this.listener.onAcquired(lease, elapsed(startNanos));
 	}
 
 	/**

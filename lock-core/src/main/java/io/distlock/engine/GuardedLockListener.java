@@ -17,6 +17,19 @@ final class GuardedLockListener implements LockListener {
 
 	private static final Log logger = LogFactory.getLog(GuardedLockListener.class);
 
+	/** Told nothing: the listener failed to start following the acquisition. */
+	private static final Acquisition NOTHING = new Acquisition() {
+
+		@Override
+		public void acquired(LockLease lease, Duration waited) {
+		}
+
+		@Override
+		public void notAcquired(Duration waited, Throwable failure) {
+		}
+
+	};
+
 	private final LockListener delegate;
 
 	GuardedLockListener(LockListener delegate) {
@@ -31,6 +44,41 @@ final class GuardedLockListener implements LockListener {
 		catch (RuntimeException ex) {
 			failed("onAcquiring", ex);
 		}
+	}
+
+	@Override
+	public Acquisition onAsyncAcquiring(String name, String key) {
+		Acquisition acquisition;
+		try {
+			acquisition = this.delegate.onAsyncAcquiring(name, key);
+		}
+		catch (RuntimeException ex) {
+			failed("onAsyncAcquiring", ex);
+			return NOTHING;
+		}
+		return new Acquisition() {
+
+			@Override
+			public void acquired(LockLease lease, Duration waited) {
+				try {
+					acquisition.acquired(lease, waited);
+				}
+				catch (RuntimeException ex) {
+					failed("onAsyncAcquiring(...).acquired", ex);
+				}
+			}
+
+			@Override
+			public void notAcquired(Duration waited, Throwable failure) {
+				try {
+					acquisition.notAcquired(waited, failure);
+				}
+				catch (RuntimeException ex) {
+					failed("onAsyncAcquiring(...).notAcquired", ex);
+				}
+			}
+
+		};
 	}
 
 	@Override

@@ -104,8 +104,13 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
+		return releaseAsync(Duration.ZERO);
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
 		if (this.released.compareAndSet(false, true)) {
-			return this.registry.releaseHoldAsync(this);
+			return this.registry.releaseHoldAsync(this, holdAtLeast);
 		}
 		return CompletableFuture.completedFuture(null);
 	}

@@ -104,13 +104,6 @@ final class LockDefinitionParser {
 					"is longer than leaseTime '" + annotation.leaseTime() + "', so the lock would expire first");
 		}
 		ResultKind resultKind = resultKind(where, method);
-		if (resultKind.isReactive() && !holdAtLeast.isZero()) {
-			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(), "is not supported on a method returning "
-					+ method.getReturnType().getSimpleName() + ": a minimum hold is kept by a release that waits "
-					+ "for Redis (LockLease.release(Duration)), which would block the thread the publisher "
-					+ "terminates on; the asynchronous release has no minimum hold yet. Remove it, or return a value "
-					+ "or a CompletableFuture");
-		}
 		FallbackMethod fallback = fallback(where, method, targetClass, annotation);
 		if (annotation.onFailure() == OnFailure.SKIP && method.getReturnType().isPrimitive()
 				&& method.getReturnType() != void.class) {

@@ -56,7 +56,7 @@ final class ReactiveLockInvocation {
 		// Per subscription: an acquisition failure from the method's own publisher (a lock it
 		// takes itself) is its failure, not this annotation's, and never falls back.
 		AtomicBoolean called = new AtomicBoolean();
-		return ReactiveLocks.withLocksMany(registry, requests, (leases) -> {
+		return ReactiveLocks.withLocksMany(registry, requests, definition.holdAtLeast(), (leases) -> {
 			called.set(true);
 			return proceed(invocation);
 		}).onErrorResume((ex) -> ex instanceof LockAcquisitionException && !called.get(),

@@ -43,6 +43,26 @@ public final class CompositeLockListener implements LockListener {
 	}
 
 	@Override
+	public Acquisition onAsyncAcquiring(String name, String key) {
+		List<Acquisition> acquisitions = this.listeners.stream()
+			.map((listener) -> listener.onAsyncAcquiring(name, key))
+			.toList();
+		return new Acquisition() {
+
+			@Override
+			public void acquired(LockLease lease, Duration waited) {
+				acquisitions.forEach((acquisition) -> acquisition.acquired(lease, waited));
+			}
+
+			@Override
+			public void notAcquired(Duration waited, Throwable failure) {
+				acquisitions.forEach((acquisition) -> acquisition.notAcquired(waited, failure));
+			}
+
+		};
+	}
+
+	@Override
 	public void onAcquired(LockLease lease, Duration waited) {
 		this.listeners.forEach((listener) -> listener.onAcquired(lease, waited));
 	}

@@ -22,6 +22,13 @@ import io.distlock.core.LockLostException;
  * fencing token as a high-cardinality key; a loss is recorded as an error.</li>
  * </ul>
  * Evaluated keys are never added: they may carry personal data.
+ * <p>
+ * Both observations are children of the observation in scope where the acquisition was asked
+ * for, also when the grant arrives on another thread ({@link #onAsyncAcquiring}): a blocking
+ * acquisition's thread, or the thread that calls {@code acquireAsync} (for a reactive hold, the
+ * subscribing thread, which sees the observation of the Reactor {@code Context} when Reactor's
+ * automatic context propagation is on, as Spring Boot's
+ * {@code spring.reactor.context-propagation=auto} turns it).
  */
 public class ObservationLockListener implements LockListener {
 
@@ -29,7 +36,7 @@ public class ObservationLockListener implements LockListener {
 
 	private final ObservationRegistry registry;
 
-	/** Acquisitions run start to outcome on one thread. */
+	/** Blocking acquisitions run start to outcome on one thread. */
 	private final ThreadLocal<Observation> acquisition = new ThreadLocal<>();
 
 	private final Map<LockLease, Observation> holdings = new ConcurrentHashMap<>();
@@ -44,25 +51,68 @@ public class ObservationLockListener implements LockListener {
 
 	@Override
 	public void onAcquiring(String name, String key) {
-		this.acquisition.set(Observation.createNotStarted("distlock.acquisition", this.registry)
-			.contextualName("lock acquire")
-			.lowCardinalityKeyValue(NAME, name)
-			.start());
+		this.acquisition.set(startAcquisition(name));
 	}
 
 	@Override
 	public void onAcquired(LockLease lease, Duration waited) {
-		finishAcquisition("acquired", null);
-		this.holdings.put(lease, Observation.createNotStarted("distlock.holding", this.registry)
-			.contextualName("lock hold")
-			.lowCardinalityKeyValue(NAME, lease.name())
-			.highCardinalityKeyValue("lock.fencing-token", Long.toString(lease.fencingToken()))
-			.start());
+		Observation acquisition = this.acquisition.get();
+		this.acquisition.remove();
+		finish(acquisition, "acquired", null);
+		startHolding(lease, null);
 	}
 
 	@Override
 	public void onNotAcquired(String name, String key, Duration waited, Throwable failure) {
-		finishAcquisition((failure != null) ? "error" : "timeout", failure);
+		Observation acquisition = this.acquisition.get();
+		this.acquisition.remove();
+		finish(acquisition, (failure != null) ? "error" : "timeout", failure);
+	}
+
+	/**
+	 * Observe an acquisition that no thread waits for from its start on the asking thread to
+	 * its outcome on whichever thread decides it; the hold that follows has the same parent.
+	 */
+	@Override
+	public Acquisition onAsyncAcquiring(String name, String key) {
+		Observation parent = this.registry.getCurrentObservation();
+		Observation acquisition = startAcquisition(name);
+		return new Acquisition() {
+
+			@Override
+			public void acquired(LockLease lease, Duration waited) {
+				finish(acquisition, "acquired", null);
+				startHolding(lease, parent);
+			}
+
+			@Override
+			public void notAcquired(Duration waited, Throwable failure) {
+				finish(acquisition, (failure != null) ? "error" : "timeout", failure);
+			}
+
+		};
+	}
+
+	private Observation startAcquisition(String name) {
+		return Observation.createNotStarted("distlock.acquisition", this.registry)
+			.contextualName("lock acquire")
+			.lowCardinalityKeyValue(NAME, name)
+			.start();
+	}
+
+	/**
+	 * Start observing a hold.
+	 * @param parent the parent to give it, or {@code null} for the observation in scope
+	 */
+	private void startHolding(LockLease lease, Observation parent) {
+		Observation holding = Observation.createNotStarted("distlock.holding", this.registry)
+			.contextualName("lock hold")
+			.lowCardinalityKeyValue(NAME, lease.name())
+			.highCardinalityKeyValue("lock.fencing-token", Long.toString(lease.fencingToken()));
+		if (parent != null) {
+			holding.parentObservation(parent);
+		}
+		this.holdings.put(lease, holding.start());
 	}
 
 	@Override
@@ -81,9 +131,7 @@ public class ObservationLockListener implements LockListener {
 		}
 	}
 
-	private void finishAcquisition(String outcome, Throwable failure) {
-		Observation observation = this.acquisition.get();
-		this.acquisition.remove();
+	private static void finish(Observation observation, String outcome, Throwable failure) {
 		if (observation == null) {
 			return;
 		}

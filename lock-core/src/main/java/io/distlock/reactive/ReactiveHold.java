@@ -3,6 +3,7 @@ package io.distlock.reactive;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -13,6 +14,8 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+
+import org.springframework.util.ClassUtils;
 
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockLease;
@@ -32,20 +35,26 @@ final class ReactiveHold<T> {
 
 	private static final Log logger = LogFactory.getLog(ReactiveHold.class);
 
+	private static final boolean observationPresent = ClassUtils.isPresent("io.micrometer.observation.Observation",
+			ReactiveHold.class.getClassLoader());
+
 	private final LockRegistry registry;
 
 	private final List<LockRequest> requests;
 
 	private final Function<List<LockLease>, ? extends Publisher<T>> body;
 
+	private final Duration holdAtLeast;
+
 	private final List<Held> outer;
 
 	private final long start;
 
-	private ReactiveHold(LockRegistry registry, List<LockRequest> requests,
+	private ReactiveHold(LockRegistry registry, List<LockRequest> requests, Duration holdAtLeast,
 			Function<List<LockLease>, ? extends Publisher<T>> body, List<Held> outer) {
 		this.registry = registry;
 		this.requests = requests;
+		this.holdAtLeast = holdAtLeast;
 		this.body = body;
 		this.outer = outer;
 		this.start = System.nanoTime();
@@ -54,11 +63,12 @@ final class ReactiveHold<T> {
 	/**
 	 * A publisher that, on each subscription, takes every request's lock within its wait time
 	 * (counted from the subscription), subscribes to the body with the leases and holds them
-	 * until the body terminates or is cancelled.
+	 * until the body terminates or is cancelled, and at least {@code holdAtLeast} after each
+	 * grant ({@link LockLease#releaseAsync(Duration)}).
 	 */
-	static <T> Flux<T> hold(LockRegistry registry, List<LockRequest> sortedRequests,
+	static <T> Flux<T> hold(LockRegistry registry, List<LockRequest> sortedRequests, Duration holdAtLeast,
 			Function<List<LockLease>, ? extends Publisher<T>> body) {
-		return Flux.deferContextual((context) -> new ReactiveHold<>(registry, sortedRequests, body,
+		return Flux.deferContextual((context) -> new ReactiveHold<>(registry, sortedRequests, holdAtLeast, body,
 				ReactiveLockContext.held(context)).step(0, List.of()));
 	}
 
@@ -74,7 +84,7 @@ final class ReactiveHold<T> {
 			return step(index + 1, append(taken, reentered));
 		}
 		return Flux.usingWhen(acquire(request), (lease) -> step(index + 1, append(taken, lease)),
-				ReactiveHold::release, ReactiveHold::releaseAfterError, ReactiveHold::releaseAfterCancel);
+				this::release, this::releaseAfterError, this::releaseAfterCancel);
 	}
 
 	private Flux<T> run(List<LockLease> leases) {
@@ -117,8 +127,12 @@ final class ReactiveHold<T> {
 			.ofNanos(Math.max(0, this.start + request.waitTime().toNanos() - System.nanoTime()));
 		// Not suppressing the cancellation: cancelling the future gives up the place in line,
 		// and the registry releases a grant that races it.
-		return Mono.fromFuture(() -> this.registry.acquireAsync(request.waitTime(remaining)).toCompletableFuture(),
-				false)
+		LockRequest remainingRequest = request.waitTime(remaining);
+		// Asked for within the scope of the observation the chain carries, if any, so that the
+		// acquisition and the hold are its children.
+		return Mono.deferContextual((context) -> Mono.fromFuture(() -> observationPresent
+				? ObservationScope.callWithin(context, () -> acquireAsync(remainingRequest))
+				: acquireAsync(remainingRequest), false))
 			.onErrorMap((ex) -> ex instanceof LockAcquisitionException acquisition && acquisition.getCause() == null,
 					// Say what was asked for: the whole wait, not what was left for a later key.
 					(ex) -> new LockAcquisitionException(request.key(), "Could not acquire lock '" + request.name()
@@ -126,15 +140,19 @@ final class ReactiveHold<T> {
 							null));
 	}
 
+	private CompletableFuture<LockLease> acquireAsync(LockRequest request) {
+		return this.registry.acquireAsync(request).toCompletableFuture();
+	}
+
 	/**
 	 * Release after the body completed: a loss detected now fails the chain, since what it did
 	 * may have overlapped another holder.
 	 */
-	private static Mono<Void> release(LockLease lease) {
-		return Mono.fromFuture(lease::releaseAsync, true);
+	private Mono<Void> release(LockLease lease) {
+		return Mono.fromFuture(() -> lease.releaseAsync(this.holdAtLeast), true);
 	}
 
-	private static Mono<Void> releaseAfterError(LockLease lease, Throwable error) {
+	private Mono<Void> releaseAfterError(LockLease lease, Throwable error) {
 		return release(lease).onErrorResume(LockLostException.class, (lost) -> {
 			if (!(error instanceof LockLostException)) {
 				error.addSuppressed(lost);
@@ -143,7 +161,7 @@ final class ReactiveHold<T> {
 		});
 	}
 
-	private static Mono<Void> releaseAfterCancel(LockLease lease) {
+	private Mono<Void> releaseAfterCancel(LockLease lease) {
 		return release(lease).onErrorResume(LockLostException.class, (lost) -> {
 			// Nobody is subscribed to hear it; the registry has already logged the loss, called
 			// onLost and told the listeners.

@@ -1,5 +1,6 @@
 package io.distlock.reactive;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -58,7 +59,7 @@ public final class ReactiveLocks {
 	 */
 	public static <T> Mono<T> withLock(LockRegistry registry, LockRequest request,
 			Function<? super LockLease, ? extends Mono<T>> body) {
-		return ReactiveHold.<T>hold(registry, List.of(request), (leases) -> body.apply(leases.get(0)))
+		return ReactiveHold.<T>hold(registry, List.of(request), Duration.ZERO, (leases) -> body.apply(leases.get(0)))
 			.singleOrEmpty();
 	}
 
@@ -73,7 +74,7 @@ public final class ReactiveLocks {
 	 */
 	public static <T> Flux<T> withLockMany(LockRegistry registry, LockRequest request,
 			Function<? super LockLease, ? extends Publisher<T>> body) {
-		return ReactiveHold.<T>hold(registry, List.of(request), (leases) -> body.apply(leases.get(0)));
+		return ReactiveHold.<T>hold(registry, List.of(request), Duration.ZERO, (leases) -> body.apply(leases.get(0)));
 	}
 
 	/**
@@ -90,7 +91,7 @@ public final class ReactiveLocks {
 	 */
 	public static <T> Mono<T> withLocks(LockRegistry registry, List<LockRequest> requests,
 			Function<List<LockLease>, ? extends Mono<T>> body) {
-		return ReactiveHold.<T>hold(registry, sorted(requests), body).singleOrEmpty();
+		return ReactiveHold.<T>hold(registry, sorted(requests), Duration.ZERO, body).singleOrEmpty();
 	}
 
 	/**
@@ -105,7 +106,30 @@ public final class ReactiveLocks {
 	 */
 	public static <T> Flux<T> withLocksMany(LockRegistry registry, List<LockRequest> requests,
 			Function<List<LockLease>, ? extends Publisher<T>> body) {
-		return ReactiveHold.hold(registry, sorted(requests), body);
+		return withLocksMany(registry, requests, Duration.ZERO, body);
+	}
+
+	/**
+	 * Hold several locks, all or none, while the body's publisher runs, and each at least
+	 * {@code holdAtLeast} after its grant: when the body ends sooner, each key stays in the store
+	 * (no longer renewed) until then, as {@link LockLease#releaseAsync(Duration)} leaves it. For
+	 * scheduled work that must not run twice when instances' clocks and schedules differ a
+	 * little. The publisher still completes as soon as the releases are decided.
+	 * @param <T> the element type
+	 * @param registry the registry to lock with
+	 * @param requests the locks, with distinct keys, in any order
+	 * @param holdAtLeast the minimum time each lock stays taken after its grant; zero for none
+	 * @param body called with the leases, in key order, once every lock is granted
+	 * @return a {@code Flux} that locks on each subscription
+	 * @throws IllegalArgumentException if there are no requests, two name the same key, or
+	 * {@code holdAtLeast} is negative
+	 */
+	public static <T> Flux<T> withLocksMany(LockRegistry registry, List<LockRequest> requests, Duration holdAtLeast,
+			Function<List<LockLease>, ? extends Publisher<T>> body) {
+		if (holdAtLeast.isNegative()) {
+			throw new IllegalArgumentException("holdAtLeast must not be negative: " + holdAtLeast);
+		}
+		return ReactiveHold.hold(registry, sorted(requests), holdAtLeast, body);
 	}
 
 	private static List<LockRequest> sorted(List<LockRequest> requests) {

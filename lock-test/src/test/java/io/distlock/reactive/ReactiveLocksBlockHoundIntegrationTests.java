@@ -38,7 +38,8 @@ import static org.awaitility.Awaitility.await;
  * acquire, contend, hold, cancel, lose and release paths. BlockHound records what it finds
  * instead of throwing, so that a blocking call swallowed inside a driver callback still fails
  * the test; a negative control shows it catching a deliberate blocking call on the thread that
- * granted a lock.
+ * granted a lock. The only waits distlock declares harmless are its own, through
+ * {@link DistlockBlockHoundIntegration}, which BlockHound loads as any application's would.
  * <p>
  * Runs in a JVM of its own (the {@code blockhound} surefire execution of this module), since
  * BlockHound instruments the JVM for good.
@@ -47,8 +48,6 @@ import static org.awaitility.Awaitility.await;
 class ReactiveLocksBlockHoundIntegrationTests {
 
 	private static final List<String> blockingCalls = new CopyOnWriteArrayList<>();
-
-	private static final List<String> knownEngineFindings = new CopyOnWriteArrayList<>();
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -76,15 +75,6 @@ class ReactiveLocksBlockHoundIntegrationTests {
 			if (stack.contains("java.util.concurrent.ThreadPoolExecutor.getTask")) {
 				return;
 			}
-			// KNOWN FINDING, reported to the engine's owner: the local gate takes its
-			// ReentrantLock on the event loop that completes a store call, and parks there when
-			// another thread holds it (short, but a blocking call). Kept apart and printed so
-			// that it stays visible; remove this once the gate no longer parks on the event loop.
-			if (stack.contains("java.util.concurrent.locks.ReentrantLock.lock")
-					&& stack.contains("io.distlock.engine.Gate.")) {
-				knownEngineFindings.add(call);
-				return;
-			}
 			blockingCalls.add(call);
 		}));
 		secondConnections = redis.server().newConnectionFactory(Duration.ofSeconds(2));
@@ -94,11 +84,6 @@ class ReactiveLocksBlockHoundIntegrationTests {
 
 	@AfterAll
 	static void closeRegistries() {
-		if (!knownEngineFindings.isEmpty()) {
-			System.out.println("BlockHound: " + knownEngineFindings.size()
-					+ " known engine finding(s) (Gate's ReentrantLock parked on an event loop); first:\n"
-					+ knownEngineFindings.get(0));
-		}
 		first.close();
 		second.close();
 		secondConnections.destroy();

@@ -32,6 +32,7 @@ import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
@@ -306,6 +307,37 @@ class ReactiveLocksIntegrationTests {
 
 	private static Flux<Integer> threeIncrements(AsyncLostUpdateCounter counter) {
 		return Flux.range(0, 3).concatMap((i) -> counter.increment());
+	}
+
+	@Test
+	void holdAtLeastKeepsEveryKeyUntilThatLongAfterItsGrant() {
+		String other = this.key + ":other";
+		StepVerifier
+			.create(ReactiveLocks.withLocksMany(this.first, List.of(request(), LockRequest.of(other)),
+					Duration.ofSeconds(1), (leases) -> Flux.just("done")))
+			.expectNext("done")
+			.verifyComplete();
+		for (String key : List.of(redisKey(), "distlock:{" + other + "}")) {
+			assertThat(redis.server().template().getExpire(key, TimeUnit.MILLISECONDS)).as(key).isBetween(500L, 1_000L);
+		}
+		// Not granted to the other instance within the minimum hold; granted after it.
+		StepVerifier
+			.create(ReactiveLocks.withLock(this.second, LockRequest.of(this.key).waitTime(Duration.ZERO),
+					(lease) -> Mono.just("ran")))
+			.expectError(LockAcquisitionException.class)
+			.verify(Duration.ofSeconds(5));
+		StepVerifier
+			.create(ReactiveLocks.withLock(this.second, LockRequest.of(this.key).waitTime(Duration.ofSeconds(5)),
+					(lease) -> Mono.just("ran")))
+			.expectNext("ran")
+			.verifyComplete();
+	}
+
+	@Test
+	void aNegativeHoldAtLeastIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> ReactiveLocks.withLocksMany(this.first,
+				List.of(request()), Duration.ofMillis(-1), (leases) -> Flux.empty()))
+			.withMessageContaining("holdAtLeast must not be negative");
 	}
 
 	private LockRequest request() {

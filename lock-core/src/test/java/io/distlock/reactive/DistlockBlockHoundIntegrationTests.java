@@ -1,0 +1,43 @@
+package io.distlock.reactive;
+
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link DistlockBlockHoundIntegration} names the gate's methods that exist, and a method added
+ * to the gate must be sorted into those that take its lock or those that do not.
+ */
+class DistlockBlockHoundIntegrationTests {
+
+	/** The gate's methods that do not take its lock (those that leave it call admitNext). */
+	private static final List<String> NOT_LOCKING = List.of("gateKey", "key", "mode", "leave", "leaveYielding",
+			"handOff", "occupy", "grant", "vacate");
+
+	@Test
+	void everyMethodOfTheGateIsSortedAndEveryAllowedOneExists() throws Exception {
+		Set<String> declared = Arrays.stream(Class.forName(DistlockBlockHoundIntegration.GATE).getDeclaredMethods())
+			.filter((method) -> !method.isSynthetic())
+			.map(Method::getName)
+			.collect(Collectors.toSet());
+		Set<String> sorted = new HashSet<>(DistlockBlockHoundIntegration.GATE_METHODS);
+		sorted.addAll(NOT_LOCKING);
+		assertThat(declared).containsExactlyInAnyOrderElementsOf(sorted);
+	}
+
+	@Test
+	void blockHoundFindsItThroughTheServiceLoader() {
+		assertThat(ServiceLoader.load(BlockHoundIntegration.class))
+			.anySatisfy((integration) -> assertThat(integration).isInstanceOf(DistlockBlockHoundIntegration.class));
+	}
+
+}
