@@ -379,7 +379,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	}
 
 	CompletableFuture<Void> releaseHoldAsync(HeldLease lease) {
-		return this.releaser.releaseHold(lease, Duration.ZERO);
+		return StoreCalls.shielded(() -> this.releaser.releaseHold(lease, Duration.ZERO));
 	}
 
 	/**
