@@ -757,6 +757,40 @@ public abstract class AbstractLockRegistryContractTests {
 	}
 
 	@Test
+	void aStaleReleaseLeavesTheReentrantHoldOfTheSuccessorThreadAlone() throws Exception {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		CountDownLatch lost = new CountDownLatch(1);
+		// A wait, so that a cold first call slower than the 200ms lease is retried, not refused.
+		LockLease stale = registry
+			.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(200)).waitTime(Duration.ofSeconds(5)));
+		stale.onLost((ex) -> lost.countDown());
+		assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !isHeldInStore(registry, key));
+		ExecutorService successorThread = Executors.newSingleThreadExecutor();
+		try {
+			DistLock lock = registry.obtain(key);
+			// The successor takes the key with no wait, twice (re-entered), on a thread of its own.
+			assertThat(successorThread.submit(() -> lock.tryLock() && lock.tryLock()).get(10, TimeUnit.SECONDS))
+				.isTrue();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
+			assertThat(successorThread.submit(lock::isHeldByCurrentThread).get(10, TimeUnit.SECONDS))
+				.as("the successor still holds after the stale release").isTrue();
+			assertThat(onNewThread(() -> registry.tryAcquire(key, Duration.ZERO))).as("and excludes other threads")
+				.isEmpty();
+			successorThread.submit(lock::unlock).get(10, TimeUnit.SECONDS);
+			assertThat(isHeldInStore(registry, key)).as("one unlock of two: still held").isTrue();
+			assertThat(successorThread.submit(lock::isHeldByCurrentThread).get(10, TimeUnit.SECONDS)).isTrue();
+			successorThread.submit(lock::unlock).get(10, TimeUnit.SECONDS);
+			assertThat(isHeldInStore(registry, key)).isFalse();
+		}
+		finally {
+			successorThread.shutdownNow();
+		}
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
 	void aWaiterOfTheSameRegistryIsGrantedWhenTheHoldersFixedLeaseExpires() throws Exception {
 		AbstractLockRegistry registry = registry();
 		String key = randomKey();
