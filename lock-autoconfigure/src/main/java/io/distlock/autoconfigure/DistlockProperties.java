@@ -42,7 +42,8 @@ public class DistlockProperties implements InitializingBean {
 
 	/**
 	 * Lease of a lock without a fixed lease time. The watchdog renews it while the lock is held,
-	 * so it matters only when the holder dies or is cut off from Redis.
+	 * so it matters only when the holder dies or is cut off from Redis. At least 30ms, or 10ms
+	 * with a renewal interval of its own.
 	 */
 	private Duration leaseTime = AbstractRedisRegistryBuilder.DEFAULT_LEASE_TIME;
 
