@@ -190,6 +190,50 @@ class InterruptedHolderIntegrationTests {
 	}
 
 	@Test
+	void anInterruptDuringTheWaitForTheReleaseReplyNeitherAbandonsNorFailsTheRelease() throws Exception {
+		Map<LockListener.ReleaseOutcome, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+		LockListener listener = new LockListener() {
+
+			@Override
+			public void onReleased(LockLease lease, Duration held, ReleaseOutcome outcome) {
+				outcomes.computeIfAbsent(outcome, (o) -> new AtomicInteger()).incrementAndGet();
+			}
+
+		};
+		HeldReplies store = new HeldReplies(redisStore());
+		AbstractLockRegistry registry = new AbstractLockRegistry(store, new RegistrySettings(Duration.ofSeconds(30),
+				Duration.ofSeconds(10), WaitStrategy.PUB_SUB, Duration.ofSeconds(1), listener, "held-replies")) {
+		};
+		try {
+			for (int i = 0; i < 20; i++) {
+				String key = "held-reply:" + UUID.randomUUID();
+				store.reset();
+				AtomicBoolean flagKept = new AtomicBoolean();
+				Thread holder = new Thread(() -> {
+					DistLock lock = registry.obtain(key);
+					lock.lock();
+					lock.unlock();
+					flagKept.set(Thread.currentThread().isInterrupted());
+				});
+				holder.start();
+				// The release was sent and its reply is held back: the holder waits for it now.
+				store.sent.get(30, TimeUnit.SECONDS);
+				holder.interrupt();
+				store.reply.complete(null);
+				holder.join(30_000);
+				assertThat(holder.isAlive()).isFalse();
+				assertThat(flagKept).as("flag kept through unlock()").isTrue();
+				assertThat(leftBehind(List.of("distlock:{" + key + "}"))).isZero();
+			}
+			assertThat(outcomes).containsOnlyKeys(LockListener.ReleaseOutcome.RELEASED);
+			assertThat(outcomes.get(LockListener.ReleaseOutcome.RELEASED)).hasValue(20);
+		}
+		finally {
+			registry.close();
+		}
+	}
+
+	@Test
 	void negativeControlTheAbandoningStoreLeavesTheKeyOfEveryReleaseItIsHandedOnAnInterruptedThread()
 			throws Exception {
 		AbandonsOnInterrupt store = new AbandonsOnInterrupt(redisStore());
@@ -328,6 +372,43 @@ class InterruptedHolderIntegrationTests {
 		private <T> CompletableFuture<T> abandon() {
 			this.abandoned.incrementAndGet();
 			return CompletableFuture.failedFuture(new IllegalStateException("Abandoned: the caller was interrupted"));
+		}
+
+	}
+
+	/**
+	 * A store that holds back the reply to each release until the test lets it go.
+	 */
+	private static final class HeldReplies extends ForwardingLockStore {
+
+		volatile CompletableFuture<Void> sent;
+
+		volatile CompletableFuture<Void> reply;
+
+		HeldReplies(LockStore delegate) {
+			super(delegate);
+			reset();
+		}
+
+		void reset() {
+			this.sent = new CompletableFuture<>();
+			this.reply = new CompletableFuture<>();
+		}
+
+		@Override
+		public CompletableFuture<Boolean> release(LockMode mode, String key, String owner) {
+			return held(super.release(mode, key, owner));
+		}
+
+		@Override
+		public CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
+			return held(super.releaseExclusive(key, owner, lastToken));
+		}
+
+		private <T> CompletableFuture<T> held(CompletableFuture<T> call) {
+			CompletableFuture<Void> released = this.reply;
+			this.sent.complete(null);
+			return call.thenCombine(released, (answer, ignored) -> answer);
 		}
 
 	}
