@@ -10,6 +10,7 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
+import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.redis.AbstractRedisRegistryBuilder;
 import io.distlock.redlock.RedlockRegistry;
@@ -41,7 +42,8 @@ public class DistlockProperties implements InitializingBean {
 
 	/**
 	 * Lease of a lock without a fixed lease time. The watchdog renews it while the lock is held,
-	 * so it matters only when the holder dies or is cut off from Redis.
+	 * so it matters only when the holder dies or is cut off from Redis. At least 30ms, or 10ms
+	 * with a renewal interval of its own.
 	 */
 	private Duration leaseTime = AbstractRedisRegistryBuilder.DEFAULT_LEASE_TIME;
 
@@ -210,12 +212,21 @@ public class DistlockProperties implements InitializingBean {
 		}
 		requireNotNegative("distlock.wait-time", this.waitTime);
 		requirePositive("distlock.lease-time", this.leaseTime);
+		if (this.leaseTime.compareTo(LockRequest.MIN_LEASE_TIME) < 0) {
+			throw new InvalidLockPropertyException("distlock.lease-time", this.leaseTime, "must be at least "
+					+ LockRequest.MIN_LEASE_TIME.toMillis() + "ms: Redis expires keys to the millisecond and a holder"
+					+ " keeps back a drift margin of 1% plus 2ms, so a shorter lease leaves too little validity to be"
+					+ " granted");
+		}
 		Duration shortestWatchdogLease = AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.multipliedBy(3);
 		if (this.renewalInterval == null && this.leaseTime.compareTo(shortestWatchdogLease) < 0) {
 			throw new InvalidLockPropertyException("distlock.lease-time", this.leaseTime,
 					"must be at least " + shortestWatchdogLease.toMillis() + "ms: the watchdog renews a lock every"
 							+ " third of its lease, and not more often than every "
-							+ AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.toMillis() + "ms");
+							+ AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.toMillis() + "ms (with its own"
+							+ " distlock.renewal-interval it may be shorter, down to "
+							+ LockRequest.MIN_LEASE_TIME.toMillis() + "ms, below which the drift margin kept back"
+							+ " from every lease leaves too little validity)");
 		}
 		requirePositive("distlock.fence-retention-time", this.fenceRetentionTime);
 		if (this.renewalInterval != null) {

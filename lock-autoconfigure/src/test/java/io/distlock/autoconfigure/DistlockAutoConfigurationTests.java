@@ -166,6 +166,19 @@ class DistlockAutoConfigurationTests {
 		});
 	}
 
+	@Test
+	void aLeaseBelowTheMinimumFailsAtStartupNamingTheLeaseTimeEvenWithItsOwnRenewalInterval() {
+		runner().withPropertyValues("distlock.lease-time=5ms", "distlock.renewal-interval=10ms").run((context) -> {
+			assertThat(context).hasFailed();
+			InvalidLockPropertyException cause = DistlockRunners.invalidProperty(context.getStartupFailure());
+			assertThat(cause.getProperty()).isEqualTo("distlock.lease-time");
+			assertThat(cause.getMessage()).startsWith("Property 'distlock.lease-time' with value 'PT0.005S' must be at"
+					+ " least 10ms: Redis expires keys to the millisecond and a holder keeps back a drift margin");
+		});
+		runner().withPropertyValues("distlock.lease-time=20ms", "distlock.renewal-interval=10ms")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
 	private static Throwable deepest(Throwable failure) {
 		Throwable deepest = failure;
 		while (deepest.getCause() != null && deepest.getCause() != deepest) {

@@ -16,12 +16,17 @@ import java.util.concurrent.locks.Lock;
  * Conditions are not supported.
  * <p>
  * <strong>A lost hold is not re-entered.</strong> While the current thread still holds a lease
- * that was lost (and has not unlocked it yet), {@code lock()}, {@code tryLock()} and
- * {@code tryLock(Duration)} on the same lock throw {@link LockLostException} instead of
- * re-entering or taking a fresh grant: the outer critical section is no longer protected, and a
- * nested call that succeeded would hide that. Unlock the lost hold (which throws
- * {@code LockLostException} too) before locking again. Other threads of the process are not
- * affected: a lost grant leaves the key to them at once.
+ * that was lost (and has not unlocked it yet), the same lock is not available to that thread:
+ * the outer critical section is no longer protected, and a nested call that succeeded would hide
+ * that. {@code tryLock()} and {@code tryLock(Duration)} return {@code false} at once (no wait
+ * could end otherwise: only the thread's own {@code unlock()} frees it), so code written for the
+ * {@link Lock} contract takes its "not acquired" branch and owes no {@code unlock()}.
+ * {@code lock()} and {@code lockInterruptibly()}, which cannot say "not acquired" and would wait
+ * for the thread itself forever, throw {@link LockLostException}, as {@link Lock} allows for a
+ * documented erroneous use. The loss itself is told by {@link LockLease#onLost} and by
+ * {@code unlock()} of the lost hold, which throws {@code LockLostException}; after it the thread
+ * locks afresh. Other threads of the process are not affected: a lost grant leaves the key to
+ * them at once.
  * <p>
  * <strong>Views have value semantics.</strong> {@code obtain(key)} returns a new, stateless view
  * each time; two views are {@code equals} (with equal hash codes) when they come from the same
@@ -45,11 +50,12 @@ public interface DistLock extends Lock {
 	/**
 	 * Acquire the lock if it becomes free within the given time.
 	 * @param waitTime the maximum time to wait, zero to try once
-	 * @return whether the lock was acquired
-	 * @throws InterruptedException if the thread was interrupted before or while waiting
+	 * @return whether the lock was acquired; {@code false} at once if the current thread still
+	 * holds this lock through a lease that was lost and not yet unlocked (see the class
+	 * description)
+	 * @throws InterruptedException if the thread was interrupted before or while waiting; the
+	 * acquisition then gives up its place and leaves no key
 	 * @throws LockAcquisitionException if the store could not be reached
-	 * @throws LockLostException if the current thread holds this lock through a lease that was
-	 * lost and not yet unlocked (see the class description)
 	 */
 	boolean tryLock(Duration waitTime) throws InterruptedException;
 
@@ -91,10 +97,9 @@ public interface DistLock extends Lock {
 
 	/**
 	 * Acquire the lock if it is free now (no wait; one round trip to the store at most).
-	 * @return whether the lock was acquired
+	 * @return whether the lock was acquired; {@code false} if the current thread still holds
+	 * this lock through a lease that was lost and not yet unlocked (see the class description)
 	 * @throws LockAcquisitionException if the store could not be reached
-	 * @throws LockLostException if the current thread holds this lock through a lease that was
-	 * lost and not yet unlocked (see the class description)
 	 */
 	@Override
 	boolean tryLock();

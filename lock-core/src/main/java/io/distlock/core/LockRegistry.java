@@ -25,7 +25,9 @@ public interface LockRegistry {
 
 	/**
 	 * Return a {@link java.util.concurrent.locks.Lock} for the given key. Obtaining is free: the
-	 * lock talks to the store only when it is locked.
+	 * lock talks to the store only when it is locked. Each call returns a new, stateless view;
+	 * views of the same key and kind of lock from the same registry are {@code equals} and
+	 * interchangeable (see {@link DistLock}).
 	 * @param key the key to lock, neither {@code null} nor blank
 	 * @return the lock for the key
 	 * @throws LockKeyException if the key is unusable

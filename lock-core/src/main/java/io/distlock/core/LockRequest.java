@@ -23,9 +23,13 @@ public final class LockRequest {
 	/**
 	 * The shortest lease a lock can be granted with: 10ms. Redis expires keys to the millisecond,
 	 * and the holder counts a lease as valid only until its drift margin (1% of the lease plus
-	 * 2ms) before the end, measured from when it sent the request; a shorter lease would leave
-	 * too little validity once the reply arrives, and the acquisition would be refused or, with
-	 * {@code lock()}, retried forever.
+	 * 2ms) before the end, measured from when it sent the request. At 10ms the margin is 2.1ms and
+	 * 7.9ms of validity are left, enough for the reply of a loopback or LAN round trip to arrive
+	 * with time to spare; a lease at or below the margin (1 or 2ms) would leave none once the reply
+	 * arrives, and the acquisition would be refused or, with {@code lock()}, retried forever.
+	 * Refused where it is given: here, by {@code LockLease.extend}, by the registry builders
+	 * (whose watchdog lease must also allow renewals every 10ms or more), and at startup on the
+	 * {@code @DistributedLock} attributes and {@code distlock.*} properties.
 	 */
 	public static final Duration MIN_LEASE_TIME = Duration.ofMillis(10);
 

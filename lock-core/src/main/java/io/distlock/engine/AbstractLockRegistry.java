@@ -331,6 +331,13 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			// As ReentrantLock: an interruptible acquisition by an interrupted thread does not start.
 			throw new InterruptedException();
 		}
+		ThreadHolds.Bound own = ownBinding(mode, key);
+		if (own != null && own.grant().isLost() && waitNanos != HoldRequest.WAIT_FOREVER) {
+			// tryLock: the thread's own lost hold keeps the lock from it until it unlocks that hold,
+			// so no wait could end otherwise; "not acquired" is the answer the Lock contract has
+			// for that. The loss itself is still told by onLost and by unlock() of the lost hold.
+			return false;
+		}
 		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease, true,
 				interruptible));
 		if (lease == null) {
@@ -393,7 +400,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	}
 
 	CompletableFuture<Void> releaseHoldAsync(HeldLease lease, Duration holdAtLeast) {
-		return this.releaser.releaseHold(lease, holdAtLeast);
+		return StoreCalls.shielded(() -> this.releaser.releaseHold(lease, holdAtLeast));
 	}
 
 	/**

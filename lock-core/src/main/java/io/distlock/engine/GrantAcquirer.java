@@ -100,7 +100,12 @@ final class GrantAcquirer {
 		PendingHold pending = new PendingHold(this, request, gate, holdId, startNanos, writeOwner, false);
 		HeldLease lease;
 		try {
-			pending.start();
+			// The first attempt is sent from this thread: its interrupt must not cancel it, and
+			// an interruptible wait still sees the flag right after.
+			StoreCalls.shielded(() -> {
+				pending.start();
+				return null;
+			});
 			lease = await(pending, request.interruptible());
 		}
 		catch (RuntimeException | InterruptedException ex) {
@@ -152,7 +157,10 @@ final class GrantAcquirer {
 				releaseUnwanted(lease);
 			}
 		});
-		pending.start();
+		StoreCalls.shielded(() -> {
+			pending.start();
+			return null;
+		});
 		return caller;
 	}
 

@@ -69,6 +69,12 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 		Objects.requireNonNull(listener, "listener must not be null");
 		Objects.requireNonNull(instanceId, "instanceId must not be null");
 		requirePositive("leaseTime", leaseTime);
+		try {
+			LockRequest.requireMinLease(leaseTime, "leaseTime");
+		}
+		catch (IllegalArgumentException ex) {
+			throw new LockConfigurationException(ex.getMessage());
+		}
 		requirePositive("renewalInterval", renewalInterval);
 		requirePositive("retryInterval", retryInterval);
 		if (renewalInterval.compareTo(MIN_RENEWAL_INTERVAL) < 0) {

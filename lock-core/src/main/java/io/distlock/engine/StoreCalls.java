@@ -49,6 +49,27 @@ final class StoreCalls {
 	}
 
 	/**
+	 * Run a step that may send store calls on the calling thread with the thread's interrupt
+	 * flag cleared, and set it again afterwards if it was set before or during the step. A driver
+	 * may look at the flag where it blocks (Lettuce does while it opens a connection, and its
+	 * synchronous calls cancel the command): an interrupted thread's acquisition or release must
+	 * still reach the store, and the caller must still see its interrupt.
+	 * @param step what sends the calls
+	 * @return what the step returned
+	 */
+	static <T> T shielded(Supplier<T> step) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return step.get();
+		}
+		finally {
+			if (Thread.interrupted() || interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
 	 * Send a call out of reach of the calling thread's interrupt and wait for its answer at
 	 * most the given time.
 	 * @throws RuntimeException the store's failure, or a {@link StoreTimeoutException}

@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockListener;
+import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.engine.RegistrySettings;
 
@@ -209,6 +210,14 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	protected RegistrySettings settings(double driftFactor, Duration minValidity) {
 		if (this.leaseTime == null || this.leaseTime.isNegative() || this.leaseTime.isZero()) {
 			throw new LockConfigurationException("leaseTime must be positive but was '" + this.leaseTime + "'");
+		}
+		Duration shortestWatchdogLease = MIN_RENEWAL_INTERVAL.multipliedBy(3);
+		if (this.renewalInterval == null && this.leaseTime.compareTo(shortestWatchdogLease) < 0) {
+			throw new LockConfigurationException("leaseTime must be at least " + shortestWatchdogLease.toMillis()
+					+ "ms but was '" + this.leaseTime + "': the watchdog renews a lock every third of its lease and"
+					+ " not more often than every " + MIN_RENEWAL_INTERVAL.toMillis() + "ms (a fixed lease may be as"
+					+ " short as " + LockRequest.MIN_LEASE_TIME.toMillis() + "ms, the drift margin kept back from"
+					+ " every lease plus enough validity to be granted)");
 		}
 		Duration renewal = (this.renewalInterval != null) ? this.renewalInterval
 				: RegistrySettings.defaultRenewalInterval(this.leaseTime);

@@ -45,6 +45,15 @@ class RegistrySettingsTests {
 	}
 
 	@Test
+	void rejectsALeaseShorterThanTheMinimumWithTheDriftMarginAsTheReason() {
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> settings(Duration.ofMillis(2), Duration.ofMillis(10)))
+			.withMessage("leaseTime must be at least 10ms but was 'PT0.002S': Redis expires keys to the millisecond"
+					+ " and a holder keeps back a drift margin of 1% plus 2ms, so a shorter lease leaves too little"
+					+ " validity to be granted");
+	}
+
+	@Test
 	void aFixedLeaseMustLeaveMoreThanTheMinimumValidityAfterTheDriftMargin() {
 		RegistrySettings settings = new RegistrySettings(Duration.ofSeconds(30), Duration.ofSeconds(10),
 				WaitStrategy.PUB_SUB, Duration.ofSeconds(1), new LockListener() {

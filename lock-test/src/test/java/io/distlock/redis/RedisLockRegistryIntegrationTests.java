@@ -238,6 +238,27 @@ class RedisLockRegistryIntegrationTests {
 	}
 
 	@Test
+	void aLeaseTooShortToBeGrantedOrRenewedIsRejectedByTheBuilderWithTheMinimumAndWhy() {
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedisLockRegistry.builder(factory()).leaseTime(Duration.ofMillis(2)).build())
+			.withMessageStartingWith("leaseTime must be at least 30ms but was 'PT0.002S': the watchdog renews a lock"
+					+ " every third of its lease and not more often than every 10ms")
+			.withMessageContaining("drift margin");
+		// With its own renewal interval the watchdog's lease may be shorter, but never below the
+		// minimum lease: the drift margin alone would leave it no validity.
+		assertThatExceptionOfType(LockConfigurationException.class)
+			.isThrownBy(() -> RedisLockRegistry.builder(factory())
+				.leaseTime(Duration.ofMillis(2))
+				.renewalInterval(Duration.ofMillis(10))
+				.build())
+			.withMessageStartingWith("leaseTime must be at least 10ms but was 'PT0.002S'")
+			.withMessageContaining("drift margin of 1% plus 2ms");
+		register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofMillis(30)));
+		register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofMillis(20))
+			.renewalInterval(Duration.ofMillis(10)));
+	}
+
+	@Test
 	void unusableKeysAreRejectedBeforeAnythingIsSent() {
 		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
 		assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> registry.obtain(" "))

@@ -766,6 +766,40 @@ public abstract class AbstractLockRegistryContractTests {
 	}
 
 	@Test
+	void aStaleReleaseLeavesTheReentrantHoldOfTheSuccessorThreadAlone() throws Exception {
+		AbstractLockRegistry registry = registry();
+		String key = randomKey();
+		CountDownLatch lost = new CountDownLatch(1);
+		// A wait, so that a cold first call slower than the 200ms lease is retried, not refused.
+		LockLease stale = registry
+			.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(200)).waitTime(Duration.ofSeconds(5)));
+		stale.onLost((ex) -> lost.countDown());
+		assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !isHeldInStore(registry, key));
+		ExecutorService successorThread = Executors.newSingleThreadExecutor();
+		try {
+			DistLock lock = registry.obtain(key);
+			// The successor takes the key with no wait, twice (re-entered), on a thread of its own.
+			assertThat(successorThread.submit(() -> lock.tryLock() && lock.tryLock()).get(10, TimeUnit.SECONDS))
+				.isTrue();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
+			assertThat(successorThread.submit(lock::isHeldByCurrentThread).get(10, TimeUnit.SECONDS))
+				.as("the successor still holds after the stale release").isTrue();
+			assertThat(onNewThread(() -> registry.tryAcquire(key, Duration.ZERO))).as("and excludes other threads")
+				.isEmpty();
+			successorThread.submit(lock::unlock).get(10, TimeUnit.SECONDS);
+			assertThat(isHeldInStore(registry, key)).as("one unlock of two: still held").isTrue();
+			assertThat(successorThread.submit(lock::isHeldByCurrentThread).get(10, TimeUnit.SECONDS)).isTrue();
+			successorThread.submit(lock::unlock).get(10, TimeUnit.SECONDS);
+			assertThat(isHeldInStore(registry, key)).isFalse();
+		}
+		finally {
+			successorThread.shutdownNow();
+		}
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
 	void aWaiterOfTheSameRegistryIsGrantedWhenTheHoldersFixedLeaseExpires() throws Exception {
 		AbstractLockRegistry registry = registry();
 		String key = randomKey();
@@ -793,14 +827,24 @@ public abstract class AbstractLockRegistryContractTests {
 		lock.lease().onLost((ex) -> lost.countDown());
 		loseInStore(registry, key);
 		assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
-		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::tryLock);
-		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lock.tryLock(Duration.ofMillis(100)));
-		// Whatever took the key from the holder (another owner, for Redlock) lets go of it.
+		// Whatever took the key from the holder (another owner, for Redlock) lets go of it: the
+		// key is free, and still the thread's own lost hold keeps the lock from it.
 		deleteInStore(registry, key);
+		assertThat(lock.tryLock()).as("tryLock() over the thread's own lost hold").isFalse();
+		long start = System.nanoTime();
+		assertThat(lock.tryLock(Duration.ofSeconds(30))).as("tryLock(wait) over it").isFalse();
+		// Answered at once, not at the end of the wait; the bound only says it did not wait 30 s.
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		assertThat(isHeldInStore(registry, key)).as("no fresh grant taken underneath the lost hold").isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::lock);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::lockInterruptibly);
 		assertThat(this.executor.submit(() -> tryAndUnlock(registry.obtain(key))).get())
 			.as("another thread of the process takes the key at once").isTrue();
+		// One unlock() for the one hold: the refused calls left nothing to unlock.
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
 		assertThat(lock.tryLock()).as("after unlocking the lost hold, the thread locks afresh").isTrue();
+		assertThat(isHeldInStore(registry, key)).isTrue();
 		lock.unlock();
 		assertThat(registry.localKeyCount()).isZero();
 	}
@@ -1253,7 +1297,9 @@ public abstract class AbstractLockRegistryContractTests {
 			assertThat(next.tryLock(Duration.ofSeconds(2))).as("fair=" + fair).isTrue();
 			next.unlock();
 			assertThat(isHeldInStore(late, key)).isFalse();
-			assertThat(waiters.localKeyCount()).isZero();
+			// A waiter paused between store attempts lets go of its gate on the registry's timer,
+			// right after its interrupted thread returned.
+			await().atMost(Duration.ofSeconds(5)).until(() -> waiters.localKeyCount() == 0);
 		}
 	}
 
