@@ -102,6 +102,17 @@ class ReactiveLockedTransactionIntegrationTests {
 	}
 
 	@Test
+	void aLockOrderedInsideTheReactiveTransactionIsRefusedAtStartup() {
+		// The startup rule of DistributedLockValidationTests, for a reactive transaction manager
+		// and a Mono method: one advisor order for both kinds of methods.
+		runner().withPropertyValues("distlock.aspect-order=" + Integer.MAX_VALUE).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining(
+					"distlock.aspect-order '" + Integer.MAX_VALUE + "' must be lower than the transaction advisor's order");
+		});
+	}
+
+	@Test
 	void aTransactionalMonoRollsBackWhenItsKeyVanishedBeforeTheHolderNoticed() {
 		runner().run((context) -> {
 			Orders orders = context.getBean(Orders.class);
