@@ -17,6 +17,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
@@ -88,6 +89,15 @@ class ReactiveLockedTransactionIntegrationTests {
 		runner().run((context) -> assertThat(
 				ReactiveLockedTransactionGuard.isGuarded(context.getBean(ReactiveTransactionManager.class)))
 			.isTrue());
+	}
+
+	@Test
+	void withoutReactorNoReactiveTransactionManagerIsWrapped() {
+		DistlockRunners.withRedis(redis.server())
+			.withClassLoader(new FilteredClassLoader(Mono.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean("distlockReactiveTransactionGuard")
+				.hasBean("distlockTransactionGuard"));
 	}
 
 	@Test
