@@ -67,6 +67,26 @@ public interface LockLease extends AutoCloseable {
 	boolean confirm();
 
 	/**
+	 * Ask the store whether it still holds this grant, as {@link #confirm()} does, without
+	 * waiting for the answer: for asynchronous code, such as a reactive transaction about to
+	 * commit. The returned stage completes with {@code false} (and the lease is declared lost)
+	 * if the store no longer holds the grant, and exceptionally if the store did not answer
+	 * within the lease's remaining validity. It may complete on a thread of the driver or of
+	 * distlock; its dependent stages must not block.
+	 * <p>
+	 * The default implementation calls {@link #confirm()} on the calling thread.
+	 * @return a stage that completes with whether the grant is still held
+	 */
+	default CompletableFuture<Boolean> confirmAsync() {
+		try {
+			return CompletableFuture.completedFuture(confirm());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Extend a fixed lease: one owner-compared round trip that sets the key's lease to
 	 * {@code leaseTime} from now (longer or shorter than what is left) and moves this lease's
 	 * validity deadline with it, as ShedLock's {@code LockExtender} and Spring Integration's

@@ -9,6 +9,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -390,6 +392,34 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		}
 		this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
 		return false;
+	}
+
+	CompletableFuture<Boolean> confirmAsync(Grant grant) {
+		if (!grant.isValid()) {
+			return CompletableFuture.completedFuture(false);
+		}
+		Duration bound = StoreCalls.until(grant.validUntilNanos());
+		CompletableFuture<Boolean> held;
+		try {
+			held = this.store.isHeld(grant.heldKey()).copy();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		// Bounded by the lease's own validity, as the blocking confirm(): past it the answer no
+		// longer matters, and an unanswered confirmation is a failure, never a yes.
+		return held.orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS).handle((answer, failure) -> {
+			if (failure != null) {
+				Throwable cause = StoreCalls.unwrap(failure);
+				throw (cause instanceof TimeoutException) ? new StoreCalls.StoreTimeoutException(bound)
+						: StoreCalls.asRuntime(cause);
+			}
+			if (Boolean.TRUE.equals(answer)) {
+				return true;
+			}
+			this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
+			return false;
+		});
 	}
 
 	void releaseHold(HeldLease lease, Duration holdAtLeast) {

@@ -65,6 +65,14 @@ final class HeldLease implements LockLease {
 	}
 
 	@Override
+	public CompletableFuture<Boolean> confirmAsync() {
+		if (this.released.get()) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return this.registry.confirmAsync(this.grant);
+	}
+
+	@Override
 	public boolean extend(Duration leaseTime) {
 		if (this.released.get()) {
 			throw releasedException();

@@ -84,7 +84,18 @@ final class ReactiveHold<T> {
 			return step(index + 1, append(taken, reentered));
 		}
 		return Flux.usingWhen(acquire(request), (lease) -> step(index + 1, append(taken, lease)),
-				this::release, this::releaseAfterError, this::releaseAfterCancel);
+				this::release, this::releaseAfterError, this::releaseAfterCancel)
+			.onErrorMap(ReactiveHold::isLossFoundByRelease, Throwable::getCause);
+	}
+
+	/**
+	 * Whether the failure is Reactor's wrapper around a {@link LockLostException} from the
+	 * release after the body completed: the holder is told the loss itself, as Spring's
+	 * {@code TransactionalOperator} unwraps a failed commit.
+	 */
+	private static boolean isLossFoundByRelease(Throwable failure) {
+		return failure.getCause() instanceof LockLostException && failure.getMessage() != null
+				&& failure.getMessage().startsWith("Async resource cleanup failed");
 	}
 
 	private Flux<T> run(List<LockLease> leases) {

@@ -1,0 +1,4 @@
+/**
+ * Embedded Redis and PostgreSQL servers for the one-command start.
+ */
+package io.distlock.sample.reactive.embedded;

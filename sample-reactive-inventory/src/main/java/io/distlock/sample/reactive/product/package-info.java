@@ -1,0 +1,4 @@
+/**
+ * Products and their stock.
+ */
+package io.distlock.sample.reactive.product;
