@@ -7,12 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Flow;
-import java.util.concurrent.Future;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -22,7 +17,6 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
 
 import io.distlock.annotation.DistributedLock;
@@ -40,16 +34,6 @@ final class LockDefinitionParser {
 	private static final String TOO_SHORT = "is shorter than the minimum lease of "
 			+ LockRequest.MIN_LEASE_TIME.toMillis() + "ms: Redis expires keys to the millisecond and a holder"
 			+ " keeps back a drift margin of 1% plus 2ms, so a shorter lease leaves too little validity to be granted";
-
-	private static final String PUBLISHER = "org.reactivestreams.Publisher";
-
-	private static final String MONO = "reactor.core.publisher.Mono";
-
-	private static final String FLUX = "reactor.core.publisher.Flux";
-
-	private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
-
-	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
 
 	private static final Set<String> ROOT_VARIABLES = Set.of("root", "this");
 
@@ -103,10 +87,10 @@ final class LockDefinitionParser {
 			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(),
 					"is longer than leaseTime '" + annotation.leaseTime() + "', so the lock would expire first");
 		}
-		ResultKind resultKind = resultKind(where, method);
+		ResultKind resultKind = ResultKindResolver.resolve(where, method);
 		if (resultKind.isReactive() && !holdAtLeast.isZero()) {
-			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(), "is not supported on a method returning "
-					+ method.getReturnType().getSimpleName() + ": a minimum hold is kept by a release that waits "
+			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(), "is not supported on "
+					+ ResultKindResolver.describe(method, resultKind) + ": a minimum hold is kept by a release that waits "
 					+ "for Redis (LockLease.release(Duration)), which would block the thread the publisher "
 					+ "terminates on; the asynchronous release has no minimum hold yet. Remove it, or return a value "
 					+ "or a CompletableFuture");
@@ -223,77 +207,6 @@ final class LockDefinitionParser {
 		catch (IllegalArgumentException ex) {
 			throw invalid(where, attribute, value, ex.getMessage());
 		}
-	}
-
-	private static ResultKind resultKind(String where, Method method) {
-		Class<?> type = method.getReturnType();
-		if (isKotlinSuspend(method)) {
-			throw new LockConfigurationException(where + ": Kotlin suspend functions are not supported yet: the "
-					+ "lock would be released when the coroutine first suspends, not when it completes; return a "
-					+ "Mono (kotlinx-coroutines-reactor's mono { ... }) or make the function non-suspending");
-		}
-		if (type == void.class) {
-			return ResultKind.VOID;
-		}
-		if (type == Optional.class) {
-			return ResultKind.OPTIONAL;
-		}
-		if (type == CompletionStage.class || type == CompletableFuture.class) {
-			return ResultKind.COMPLETION_STAGE;
-		}
-		ResultKind reactive = reactiveKind(where, type);
-		if (reactive != null) {
-			return reactive;
-		}
-		if (CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)) {
-			throw new LockConfigurationException(where + ": return type '" + type.getName()
-					+ "' is not supported: the lock could not be held until it completes, and releasing it when the "
-					+ "method returns would be too early; return CompletableFuture or CompletionStage, or a value");
-		}
-		return ResultKind.VALUE;
-	}
-
-	/**
-	 * Mono, Flux and Publisher are held per subscription; every other deferred type is refused,
-	 * since returning it as a value would release the lock before its work runs.
-	 */
-	private static ResultKind reactiveKind(String where, Class<?> type) {
-		if (is(type, KOTLIN_FLOW)) {
-			throw new LockConfigurationException(where + ": return type '" + type.getName() + "' (Kotlin Flow) is "
-					+ "not supported yet: the lock would be released when the method returns, before the flow is "
-					+ "collected; return a Flux (kotlinx-coroutines-reactor's flow.asFlux())");
-		}
-		if (Flow.Publisher.class.isAssignableFrom(type)) {
-			throw new LockConfigurationException(where + ": return type '" + type.getName() + "' (a JDK Flow."
-					+ "Publisher) is not supported: the lock would be released when the method returns, before "
-					+ "anyone subscribes; return a Mono, Flux or org.reactivestreams.Publisher");
-		}
-		if (!is(type, PUBLISHER)) {
-			return null;
-		}
-		String name = type.getName();
-		ResultKind kind = name.equals(MONO) ? ResultKind.MONO : name.equals(FLUX) ? ResultKind.FLUX
-				: name.equals(PUBLISHER) ? ResultKind.PUBLISHER : null;
-		if (kind == null) {
-			throw new LockConfigurationException(where + ": return type '" + name + "' is not supported: distlock "
-					+ "holds the lock per subscription with Reactor and can only return a Mono, a Flux or a "
-					+ "Publisher in its place; declare one of these (adapt other reactive types with Reactor)");
-		}
-		if (!ClassUtils.isPresent(FLUX, type.getClassLoader())) {
-			throw new LockConfigurationException(where + ": return type '" + name + "' needs Reactor to hold the "
-					+ "lock per subscription, and io.projectreactor:reactor-core is not on the classpath");
-		}
-		return kind;
-	}
-
-	private static boolean isKotlinSuspend(Method method) {
-		Class<?>[] types = method.getParameterTypes();
-		return types.length > 0 && types[types.length - 1].getName().equals(KOTLIN_CONTINUATION);
-	}
-
-	private static boolean is(Class<?> type, String className) {
-		return ClassUtils.isPresent(className, type.getClassLoader())
-				&& ClassUtils.resolveClassName(className, type.getClassLoader()).isAssignableFrom(type);
 	}
 
 	private static FallbackMethod fallback(String where, Method method, Class<?> targetClass,
