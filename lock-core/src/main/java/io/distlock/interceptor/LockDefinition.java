@@ -38,14 +38,24 @@ public record LockDefinition(String name, Method method, Class<?> targetClass, L
 	}
 
 	static String describe(Class<?> targetClass, Method method) {
-		StringBuilder description = new StringBuilder(targetClass.getSimpleName()).append('.')
-			.append(method.getName())
-			.append('(');
+		return targetClass.getSimpleName() + "." + method.getName() + "(" + describeParameters(method) + ")";
+	}
+
+	/**
+	 * The parameter types as the source declares them: a Kotlin suspend function's trailing
+	 * continuation is left out.
+	 */
+	static String describeParameters(Method method) {
 		Class<?>[] types = method.getParameterTypes();
-		for (int i = 0; i < types.length; i++) {
+		int count = types.length;
+		if (count > 0 && types[count - 1].getName().equals("kotlin.coroutines.Continuation")) {
+			count--;
+		}
+		StringBuilder description = new StringBuilder();
+		for (int i = 0; i < count; i++) {
 			description.append((i > 0) ? ", " : "").append(types[i].getSimpleName());
 		}
-		return description.append(')').toString();
+		return description.toString();
 	}
 
 	/**

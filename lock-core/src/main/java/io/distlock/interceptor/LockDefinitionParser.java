@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -225,15 +226,13 @@ final class LockDefinitionParser {
 		}
 		FallbackMethod fallback = FallbackMethod.find(targetClass, method, name);
 		if (fallback == null) {
-			String parameters = Arrays.stream(method.getParameterTypes())
-				.map(Class::getSimpleName)
-				.reduce((a, b) -> a + ", " + b)
-				.orElse("");
+			String parameters = LockDefinition.describeParameters(method);
 			String separator = parameters.isEmpty() ? "" : ", ";
+			String returning = KotlinDetector.isSuspendingFunction(method) ? " that is a suspend function too"
+					: " returning " + method.getReturnType().getSimpleName();
 			throw new LockConfigurationException(where + ": attribute 'fallbackMethod' names '" + name
 					+ "', but " + targetClass.getSimpleName() + " has no method " + name + "(" + parameters + ") or "
-					+ name + "(" + parameters + separator + "LockAcquisitionException) returning "
-					+ method.getReturnType().getSimpleName());
+					+ name + "(" + parameters + separator + "LockAcquisitionException)" + returning);
 		}
 		return fallback;
 	}

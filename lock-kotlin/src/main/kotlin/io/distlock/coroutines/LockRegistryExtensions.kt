@@ -47,7 +47,7 @@ public suspend fun <T> LockRegistry.withLock(request: LockRequest, block: suspen
 	// mono {} refuses a Job: the hold's subscription, not the caller's job, owns the block's
 	// coroutine, and cancelling the caller cancels that subscription.
 	val context = currentCoroutineContext().minusKey(Job)
-	val held = ReactiveLocks.withLock(this, request) { lease -> mono(context) { Result(block(lease)) } }
+	val held = ReactiveLocks.withLock(this, request) { lease -> mono(context) { Returned(block(lease)) } }
 	return held.awaitSingle().value
 }
 
@@ -118,4 +118,4 @@ public fun <T : Any> Flow<T>.withLock(registry: LockRegistry, request: LockReque
 /**
  * What the block returned, so that a `null` result is a value and not an empty `Mono`.
  */
-private class Result<T>(val value: T)
+private class Returned<T>(val value: T)

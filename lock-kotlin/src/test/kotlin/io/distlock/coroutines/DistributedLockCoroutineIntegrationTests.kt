@@ -328,7 +328,7 @@ class DistributedLockCoroutineIntegrationTests {
 
 	@Test
 	fun startupRefusesHoldAtLeastOnASuspendFunction() {
-		assertStartupFailure(MinimumHoldSuspend::class.java, "@DistributedLock on MinimumHoldSuspend.work(",
+		assertStartupFailure(MinimumHoldSuspend::class.java, "@DistributedLock on MinimumHoldSuspend.work():",
 			"attribute 'holdAtLeast' value '1s' is not supported on a suspend function")
 	}
 
@@ -346,8 +346,9 @@ class DistributedLockCoroutineIntegrationTests {
 
 	@Test
 	fun startupRefusesASuspendFallbackThatIsNotSuspending() {
-		assertStartupFailure(PlainFallback::class.java, "@DistributedLock on PlainFallback.report(",
-			"attribute 'fallbackMethod' names 'cached'")
+		assertStartupFailure(PlainFallback::class.java, "@DistributedLock on PlainFallback.report():",
+			"attribute 'fallbackMethod' names 'cached', but PlainFallback has no method cached() or "
+				+ "cached(LockAcquisitionException) that is a suspend function too")
 	}
 
 	private fun assertStartupFailure(type: Class<*>, vararg messages: String) {
