@@ -3,16 +3,26 @@ package io.distlock.coroutines
 import io.distlock.core.LockLease
 import io.distlock.core.LockRegistry
 import io.distlock.core.LockRequest
+import io.distlock.core.LockLostException
+import io.distlock.reactive.ReactiveLockContext
 import io.distlock.reactive.ReactiveLocks
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.future.await
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.reactor.ReactorContext
+import kotlinx.coroutines.withContext
+import reactor.util.context.Context
+import java.util.concurrent.atomic.AtomicReference
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.emitAll
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.reactive.asFlow
 import kotlinx.coroutines.reactor.asFlux
-import kotlinx.coroutines.reactor.awaitSingle
-import kotlinx.coroutines.reactor.mono
 import java.time.Duration
 
 /**
@@ -27,6 +37,10 @@ import java.time.Duration
  *   itself throws it too, since what [block] did may have overlapped another holder.
  * - The calling coroutine is cancelled: while waiting, the place in line is given up; while
  *   holding, [block] is cancelled and the lock released. No key is left behind either way.
+ *
+ * The lock is released only once [block] has finished, its `finally` blocks included, and this
+ * function returns (or throws, or completes its cancellation) only once the store has answered
+ * the release, so that the next holder can have the lock when the caller resumes.
  *
  * [block] runs in the caller's coroutine context (its dispatcher, its elements) with the lease in
  * it, where [CoroutineLockContext.current] finds it. A `withLock` (or a `@DistributedLock`
@@ -44,11 +58,61 @@ import java.time.Duration
  * @return what [block] returned
  */
 public suspend fun <T> LockRegistry.withLock(request: LockRequest, block: suspend (LockLease) -> T): T {
-	// mono {} refuses a Job: the hold's subscription, not the caller's job, owns the block's
-	// coroutine, and cancelling the caller cancels that subscription.
-	val context = currentCoroutineContext().minusKey(Job)
-	val held = ReactiveLocks.withLock(this, request) { lease -> mono(context) { Returned(block(lease)) } }
-	return held.awaitSingle().value
+	val outer: Context = currentCoroutineContext()[ReactorContext]?.context ?: Context.empty()
+	val reentered = ReactiveLockContext.reentrant(outer, this, request.key())
+	if (reentered != null) {
+		// The calling coroutine already holds this key from this registry: the outer hold renews
+		// and releases it.
+		return block(reentered)
+	}
+	// Cancelling the wait cancels the future: the place in line is given up, and a grant that
+	// races the cancellation is released by the registry.
+	val lease = acquireAsync(request).await()
+	val lost = AtomicReference<LockLostException?>()
+	val result = try {
+		coroutineScope {
+			val body = async(ReactorContext(ReactiveLockContext.with(outer, this@withLock, lease))) { block(lease) }
+			lease.onLost { ex ->
+				if (lost.compareAndSet(null, ex)) {
+					body.cancel(CancellationException("Lock for key '" + lease.key() + "' was lost", ex))
+				}
+			}
+			body.await()
+		}
+	}
+	catch (ex: Throwable) {
+		// The block has finished (its finally blocks included) before the lock is released.
+		val loss = lost.get()
+		val failure = if (loss != null && ex is CancellationException && currentCoroutineContext().isActive) loss else ex
+		release(lease, failure)
+		throw failure
+	}
+	release(lease, null)
+	// Lost while the block ran, though it finished before the cancellation reached it: what it
+	// did may have overlapped another holder.
+	lost.get()?.let { throw it }
+	return result
+}
+
+/**
+ * Releases the lease and waits for the store's answer, even in a cancelled coroutine, so that
+ * the caller resumes once the next holder can have the lock. After a failure, a loss found by
+ * the release is added to it; after success, it is thrown.
+ */
+private suspend fun release(lease: LockLease, failure: Throwable?) {
+	withContext(NonCancellable) {
+		try {
+			lease.releaseAsync().await()
+		}
+		catch (ex: LockLostException) {
+			if (failure == null) {
+				throw ex
+			}
+			if (failure !is LockLostException) {
+				failure.addSuppressed(ex)
+			}
+		}
+	}
 }
 
 /**
@@ -114,8 +178,3 @@ public fun <T : Any> Flow<T>.withLock(registry: LockRegistry, request: LockReque
 	val upstream = this
 	return registry.lockedFlow(request) { upstream }
 }
-
-/**
- * What the block returned, so that a `null` result is a value and not an empty `Mono`.
- */
-private class Returned<T>(val value: T)

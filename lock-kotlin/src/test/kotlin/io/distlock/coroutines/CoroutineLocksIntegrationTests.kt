@@ -79,9 +79,10 @@ class CoroutineLocksIntegrationTests {
 			.build()
 		second = RedisLockRegistry.builder(secondConnections).leaseTime(Duration.ofMillis(900)).build()
 		key = "coroutine:" + UUID.randomUUID()
-		// Connections, scripts and classes ready before a test's first 900 ms lease starts counting.
-		first.acquire("$key:warm-up", Duration.ZERO).release()
-		second.acquire("$key:warm-up", Duration.ZERO).release()
+		// Connections, scripts and classes ready before a test's first 900 ms lease starts counting:
+		// in a cold JVM the first grant can arrive after its lease has run out, and is then retried.
+		first.acquire("$key:warm-up", LONG_WAIT).release()
+		second.acquire("$key:warm-up", LONG_WAIT).release()
 		acquisitions.set(0)
 	}
 
@@ -240,7 +241,7 @@ class CoroutineLocksIntegrationTests {
 			first.withLock(noWait) { inner -> listOf(outer, inner, CoroutineLockContext.all()) }
 		}
 		assertThat(leases[1]).isSameAs(leases[0])
-		assertThat(leases[2] as List<*>).containsExactly(leases[0], leases[0])
+		assertThat(leases[2] as List<*>).containsExactly(leases[0])
 		assertThat(acquisitions).hasValue(1)
 		assertThat(redisKeyExists()).isFalse()
 		// Control: a coroutine started in another scope does not inherit the hold, and waits (here:
