@@ -38,14 +38,24 @@ public record LockDefinition(String name, Method method, Class<?> targetClass, L
 	}
 
 	static String describe(Class<?> targetClass, Method method) {
-		StringBuilder description = new StringBuilder(targetClass.getSimpleName()).append('.')
-			.append(method.getName())
-			.append('(');
+		return targetClass.getSimpleName() + "." + method.getName() + "(" + describeParameters(method) + ")";
+	}
+
+	/**
+	 * The parameter types as the source declares them: a Kotlin suspend function's trailing
+	 * continuation is left out.
+	 */
+	static String describeParameters(Method method) {
 		Class<?>[] types = method.getParameterTypes();
-		for (int i = 0; i < types.length; i++) {
+		int count = types.length;
+		if (count > 0 && types[count - 1].getName().equals("kotlin.coroutines.Continuation")) {
+			count--;
+		}
+		StringBuilder description = new StringBuilder();
+		for (int i = 0; i < count; i++) {
 			description.append((i > 0) ? ", " : "").append(types[i].getSimpleName());
 		}
-		return description.append(')').toString();
+		return description.toString();
 	}
 
 	/**
@@ -84,14 +94,43 @@ public record LockDefinition(String name, Method method, Class<?> targetClass, L
 		/**
 		 * Reactive Streams' {@code Publisher}: as {@link #FLUX} (a {@code Flux} is returned).
 		 */
-		PUBLISHER;
+		PUBLISHER,
 
 		/**
-		 * Return whether the method returns a publisher that is locked per subscription.
+		 * A Kotlin {@code suspend} function: Spring's AOP proxy hands the advice the call as a
+		 * {@code Mono} and awaits the one the advice returns in the calling coroutine; held until
+		 * the function returns or the coroutine is cancelled; a skipped call returns {@code null}.
+		 */
+		SUSPEND,
+
+		/**
+		 * A Kotlin {@code suspend} function returning a {@code Flow}: as {@link #FLUX}, the proxy
+		 * turning the {@code Flux} the advice returns back into a {@code Flow}.
+		 */
+		SUSPEND_FLOW,
+
+		/**
+		 * Kotlin's {@code Flow}: locked on each collection, held until it completes or the
+		 * collector is cancelled; a skipped call returns an empty flow.
+		 */
+		FLOW;
+
+		/**
+		 * Return whether the method returns a publisher (or a Kotlin coroutine or flow, which the
+		 * advice sees as one) that is locked per subscription.
 		 * @return whether this is a reactive kind
 		 */
 		public boolean isReactive() {
-			return this == MONO || this == FLUX || this == PUBLISHER;
+			return this != VOID && this != VALUE && this != OPTIONAL && this != COMPLETION_STAGE;
+		}
+
+		/**
+		 * Return whether the advice stands in for the method with a {@code Mono}, of at most one
+		 * value.
+		 * @return whether a {@code Mono} is returned to the caller or to Spring's coroutine bridge
+		 */
+		public boolean isSingle() {
+			return this == MONO || this == SUSPEND;
 		}
 
 	}

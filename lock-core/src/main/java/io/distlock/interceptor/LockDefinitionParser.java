@@ -5,16 +5,13 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Flow;
-import java.util.concurrent.Future;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -22,7 +19,6 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
 
 import io.distlock.annotation.DistributedLock;
@@ -41,17 +37,11 @@ final class LockDefinitionParser {
 			+ LockRequest.MIN_LEASE_TIME.toMillis() + "ms: Redis expires keys to the millisecond and a holder"
 			+ " keeps back a drift margin of 1% plus 2ms, so a shorter lease leaves too little validity to be granted";
 
-	private static final String PUBLISHER = "org.reactivestreams.Publisher";
-
-	private static final String MONO = "reactor.core.publisher.Mono";
-
-	private static final String FLUX = "reactor.core.publisher.Flux";
-
-	private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
-
-	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
-
 	private static final Set<String> ROOT_VARIABLES = Set.of("root", "this");
+
+	/** The kinds held through a coroutine, which keep no minimum hold yet. */
+	private static final Set<ResultKind> COROUTINE_KINDS = EnumSet.of(ResultKind.SUSPEND, ResultKind.SUSPEND_FLOW,
+			ResultKind.FLOW);
 
 	private final SpelExpressionParser expressionParser = new SpelExpressionParser();
 
@@ -103,7 +93,12 @@ final class LockDefinitionParser {
 			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(),
 					"is longer than leaseTime '" + annotation.leaseTime() + "', so the lock would expire first");
 		}
-		ResultKind resultKind = resultKind(where, method);
+		ResultKind resultKind = ResultKindResolver.resolve(where, method);
+		if (COROUTINE_KINDS.contains(resultKind) && !holdAtLeast.isZero()) {
+			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(), "is not supported on "
+					+ ResultKindResolver.describe(method, resultKind) + ": coroutines have no minimum hold yet "
+					+ "(methods returning Mono or Flux do). Remove it, or return a Mono (mono { }) or a Flux");
+		}
 		FallbackMethod fallback = fallback(where, method, targetClass, annotation);
 		if (annotation.onFailure() == OnFailure.SKIP && method.getReturnType().isPrimitive()
 				&& method.getReturnType() != void.class) {
@@ -218,77 +213,6 @@ final class LockDefinitionParser {
 		}
 	}
 
-	private static ResultKind resultKind(String where, Method method) {
-		Class<?> type = method.getReturnType();
-		if (isKotlinSuspend(method)) {
-			throw new LockConfigurationException(where + ": Kotlin suspend functions are not supported yet: the "
-					+ "lock would be released when the coroutine first suspends, not when it completes; return a "
-					+ "Mono (kotlinx-coroutines-reactor's mono { ... }) or make the function non-suspending");
-		}
-		if (type == void.class) {
-			return ResultKind.VOID;
-		}
-		if (type == Optional.class) {
-			return ResultKind.OPTIONAL;
-		}
-		if (type == CompletionStage.class || type == CompletableFuture.class) {
-			return ResultKind.COMPLETION_STAGE;
-		}
-		ResultKind reactive = reactiveKind(where, type);
-		if (reactive != null) {
-			return reactive;
-		}
-		if (CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)) {
-			throw new LockConfigurationException(where + ": return type '" + type.getName()
-					+ "' is not supported: the lock could not be held until it completes, and releasing it when the "
-					+ "method returns would be too early; return CompletableFuture or CompletionStage, or a value");
-		}
-		return ResultKind.VALUE;
-	}
-
-	/**
-	 * Mono, Flux and Publisher are held per subscription; every other deferred type is refused,
-	 * since returning it as a value would release the lock before its work runs.
-	 */
-	private static ResultKind reactiveKind(String where, Class<?> type) {
-		if (is(type, KOTLIN_FLOW)) {
-			throw new LockConfigurationException(where + ": return type '" + type.getName() + "' (Kotlin Flow) is "
-					+ "not supported yet: the lock would be released when the method returns, before the flow is "
-					+ "collected; return a Flux (kotlinx-coroutines-reactor's flow.asFlux())");
-		}
-		if (Flow.Publisher.class.isAssignableFrom(type)) {
-			throw new LockConfigurationException(where + ": return type '" + type.getName() + "' (a JDK Flow."
-					+ "Publisher) is not supported: the lock would be released when the method returns, before "
-					+ "anyone subscribes; return a Mono, Flux or org.reactivestreams.Publisher");
-		}
-		if (!is(type, PUBLISHER)) {
-			return null;
-		}
-		String name = type.getName();
-		ResultKind kind = name.equals(MONO) ? ResultKind.MONO : name.equals(FLUX) ? ResultKind.FLUX
-				: name.equals(PUBLISHER) ? ResultKind.PUBLISHER : null;
-		if (kind == null) {
-			throw new LockConfigurationException(where + ": return type '" + name + "' is not supported: distlock "
-					+ "holds the lock per subscription with Reactor and can only return a Mono, a Flux or a "
-					+ "Publisher in its place; declare one of these (adapt other reactive types with Reactor)");
-		}
-		if (!ClassUtils.isPresent(FLUX, type.getClassLoader())) {
-			throw new LockConfigurationException(where + ": return type '" + name + "' needs Reactor to hold the "
-					+ "lock per subscription, and io.projectreactor:reactor-core is not on the classpath");
-		}
-		return kind;
-	}
-
-	private static boolean isKotlinSuspend(Method method) {
-		Class<?>[] types = method.getParameterTypes();
-		return types.length > 0 && types[types.length - 1].getName().equals(KOTLIN_CONTINUATION);
-	}
-
-	private static boolean is(Class<?> type, String className) {
-		return ClassUtils.isPresent(className, type.getClassLoader())
-				&& ClassUtils.resolveClassName(className, type.getClassLoader()).isAssignableFrom(type);
-	}
-
 	private static FallbackMethod fallback(String where, Method method, Class<?> targetClass,
 			DistributedLock annotation) {
 		String name = annotation.fallbackMethod();
@@ -305,15 +229,13 @@ final class LockDefinitionParser {
 		}
 		FallbackMethod fallback = FallbackMethod.find(targetClass, method, name);
 		if (fallback == null) {
-			String parameters = Arrays.stream(method.getParameterTypes())
-				.map(Class::getSimpleName)
-				.reduce((a, b) -> a + ", " + b)
-				.orElse("");
+			String parameters = LockDefinition.describeParameters(method);
 			String separator = parameters.isEmpty() ? "" : ", ";
+			String returning = KotlinDetector.isSuspendingFunction(method) ? " that is a suspend function too"
+					: " returning " + method.getReturnType().getSimpleName();
 			throw new LockConfigurationException(where + ": attribute 'fallbackMethod' names '" + name
 					+ "', but " + targetClass.getSimpleName() + " has no method " + name + "(" + parameters + ") or "
-					+ name + "(" + parameters + separator + "LockAcquisitionException) returning "
-					+ method.getReturnType().getSimpleName());
+					+ name + "(" + parameters + separator + "LockAcquisitionException)" + returning);
 		}
 		return fallback;
 	}

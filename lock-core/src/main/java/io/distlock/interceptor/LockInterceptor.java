@@ -117,8 +117,9 @@ public class LockInterceptor implements MethodInterceptor {
 		return switch (definition.resultKind()) {
 			case OPTIONAL -> Optional.empty();
 			case COMPLETION_STAGE -> CompletableFuture.completedFuture(null);
-			// A publisher that completes empty, made by the reactive path.
-			case MONO, FLUX, PUBLISHER -> null;
+			// A publisher that completes empty, made by the reactive path: null from a suspend
+			// function, an empty Flow.
+			case MONO, FLUX, PUBLISHER, SUSPEND, SUSPEND_FLOW, FLOW -> null;
 			default -> null;
 		};
 	}

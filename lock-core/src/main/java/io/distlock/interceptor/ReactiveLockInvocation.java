@@ -10,6 +10,8 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
 
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockRegistry;
@@ -23,6 +25,14 @@ import io.distlock.reactive.ReactiveLocks;
  * subscription (all or none, in their global order, without blocking), then calls the method
  * and holds the locks until its publisher terminates or is cancelled. Loaded only for such
  * methods, so that Reactor stays optional.
+ * <p>
+ * Kotlin goes the same way, as Spring's {@code TransactionInterceptor} takes it: for a
+ * {@code suspend} function Spring's AOP proxy hands the advice the call as a publisher
+ * ({@code CoroutinesUtils.invokeSuspendingFunction}, in the caller's coroutine context) and
+ * awaits the {@code Mono} returned here in the calling coroutine, so that cancelling the
+ * coroutine cancels the subscription and releases the lock. A {@code Flow} is adapted to a
+ * {@code Flux} and back with Spring's {@link ReactiveAdapterRegistry}, which carries the Reactor
+ * {@code Context} (and so the lease) into the flow's coroutine context.
  */
 final class ReactiveLockInvocation {
 
@@ -40,7 +50,13 @@ final class ReactiveLockInvocation {
 			RuntimeException keyFailure, Duration waitTime, MethodInvocation invocation, FailureHandler onFailure) {
 		Flux<Object> locked = (keyFailure != null) ? Flux.error(keyFailure)
 				: Flux.defer(() -> subscribe(registry, definition, sortedKeys, waitTime, invocation, onFailure));
-		return (definition.resultKind() == ResultKind.MONO) ? locked.singleOrEmpty() : locked;
+		if (definition.resultKind().isSingle()) {
+			return locked.singleOrEmpty();
+		}
+		if (definition.resultKind() == ResultKind.FLOW) {
+			return adapter(definition.method().getReturnType()).fromPublisher(locked);
+		}
+		return locked;
 	}
 
 	private static Flux<Object> subscribe(LockRegistry registry, LockDefinition definition, List<String> sortedKeys,
@@ -68,7 +84,6 @@ final class ReactiveLockInvocation {
 	 * invocation, so that a second subscription runs the advice chain inside this one (a
 	 * transaction interceptor, say) again, rather than the bare method.
 	 */
-	@SuppressWarnings("unchecked")
 	private static Publisher<Object> proceed(MethodInvocation invocation) {
 		MethodInvocation call = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
 				: invocation;
@@ -81,12 +96,32 @@ final class ReactiveLockInvocation {
 		}
 		if (result == null) {
 			return Flux.error(new IllegalStateException("Method '" + invocation.getMethod().getName()
-					+ "' returned null instead of a publisher; return Mono.empty() or Flux.empty()"));
+					+ "' returned null instead of a publisher; return Mono.empty(), Flux.empty() or emptyFlow()"));
 		}
-		return (Publisher<Object>) result;
+		return publisher(result);
 	}
 
+	/**
+	 * The method's result as a publisher: a {@code Flow} (or what a fallback returns) is adapted;
+	 * a suspend function's call already is one.
+	 */
 	@SuppressWarnings("unchecked")
+	private static Publisher<Object> publisher(Object result) {
+		if (result instanceof Publisher<?> publisher) {
+			return (Publisher<Object>) publisher;
+		}
+		return (Publisher<Object>) adapter(result.getClass()).toPublisher(result);
+	}
+
+	private static ReactiveAdapter adapter(Class<?> type) {
+		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
+		if (adapter == null) {
+			throw new IllegalStateException("No reactive adapter for '" + type.getName() + "': "
+					+ "org.jetbrains.kotlinx:kotlinx-coroutines-reactor must be on the classpath to adapt a Flow");
+		}
+		return adapter;
+	}
+
 	private static Publisher<Object> fallBack(FailureHandler onFailure, LockAcquisitionException ex) {
 		Object result;
 		try {
@@ -95,7 +130,7 @@ final class ReactiveLockInvocation {
 		catch (Throwable failure) {
 			return Flux.error(failure);
 		}
-		return (result != null) ? (Publisher<Object>) result : Flux.empty();
+		return (result != null) ? publisher(result) : Flux.empty();
 	}
 
 	/**

@@ -9,11 +9,11 @@ import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.util.context.ContextView;
 
 import org.springframework.util.ClassUtils;
 
@@ -46,17 +46,20 @@ final class ReactiveHold<T> {
 
 	private final Duration holdAtLeast;
 
+	private final ContextView context;
+
 	private final List<Held> outer;
 
 	private final long start;
 
 	private ReactiveHold(LockRegistry registry, List<LockRequest> requests, Duration holdAtLeast,
-			Function<List<LockLease>, ? extends Publisher<T>> body, List<Held> outer) {
+			Function<List<LockLease>, ? extends Publisher<T>> body, ContextView context) {
 		this.registry = registry;
 		this.requests = requests;
 		this.holdAtLeast = holdAtLeast;
 		this.body = body;
-		this.outer = outer;
+		this.context = context;
+		this.outer = ReactiveLockContext.held(context);
 		this.start = System.nanoTime();
 	}
 
@@ -69,7 +72,7 @@ final class ReactiveHold<T> {
 	static <T> Flux<T> hold(LockRegistry registry, List<LockRequest> sortedRequests, Duration holdAtLeast,
 			Function<List<LockLease>, ? extends Publisher<T>> body) {
 		return Flux.deferContextual((context) -> new ReactiveHold<>(registry, sortedRequests, holdAtLeast, body,
-				ReactiveLockContext.held(context)).step(0, List.of()));
+				context).step(0, List.of()));
 	}
 
 	private Flux<T> step(int index, List<LockLease> taken) {
@@ -77,7 +80,7 @@ final class ReactiveHold<T> {
 			return run(taken);
 		}
 		LockRequest request = this.requests.get(index);
-		LockLease reentered = reentered(request.key());
+		LockLease reentered = ReactiveLockContext.reentrant(this.context, this.registry, request.key());
 		if (reentered != null) {
 			// The chain already holds this key (an outer hold of the same registry): no round
 			// trip, and the outer hold releases it.
@@ -181,16 +184,6 @@ final class ReactiveHold<T> {
 			}
 			return Mono.empty();
 		});
-	}
-
-	private @Nullable LockLease reentered(String key) {
-		for (int i = this.outer.size() - 1; i >= 0; i--) {
-			Held held = this.outer.get(i);
-			if (held.registry() == this.registry && held.lease().key().equals(key) && held.lease().isValid()) {
-				return held.lease();
-			}
-		}
-		return null;
 	}
 
 	private boolean reenteredLease(LockLease lease) {

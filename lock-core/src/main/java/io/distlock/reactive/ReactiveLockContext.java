@@ -3,6 +3,7 @@ package io.distlock.reactive;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
@@ -62,6 +63,40 @@ public final class ReactiveLockContext {
 	 */
 	public static Mono<List<LockLease>> all() {
 		return Mono.deferContextual((context) -> Mono.just(held(context).stream().map(Held::lease).toList()));
+	}
+
+	/**
+	 * Return the context with one more lease held, innermost: code subscribed with it sees the
+	 * lease ({@link #current()}), and a nested hold of the same key from the same registry
+	 * re-enters it. For integrations that hold a lock themselves and carry the Reactor
+	 * {@code Context} elsewhere, such as the coroutine context of {@code distlock-kotlin}.
+	 * @param context the context to extend
+	 * @param registry the registry that granted the lease
+	 * @param lease the lease now held
+	 * @return the extended context
+	 */
+	public static Context with(Context context, LockRegistry registry, LockLease lease) {
+		return with(context, registry, List.of(lease));
+	}
+
+	/**
+	 * Return the valid lease of the given key, granted by the given registry, that the context
+	 * holds: the lease a nested hold of that key re-enters, with no round trip.
+	 * @param context the context to look in
+	 * @param registry the registry a nested hold would lock with
+	 * @param key the key a nested hold would lock
+	 * @return the lease to re-enter, or {@code null} if the context holds none
+	 */
+	public static @Nullable LockLease reentrant(ContextView context, LockRegistry registry, String key) {
+		List<Held> held = held(context);
+		for (int i = held.size() - 1; i >= 0; i--) {
+			Held candidate = held.get(i);
+			if (candidate.registry() == registry && candidate.lease().key().equals(key)
+					&& candidate.lease().isValid()) {
+				return candidate.lease();
+			}
+		}
+		return null;
 	}
 
 	@SuppressWarnings("unchecked")

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps the code in the README and in {@code docs/} true: every Java, XML or YAML block names
+ * Keeps the code in the README and in {@code docs/} true: every Java, Kotlin, XML or YAML block names
  * the file it is cut from ({@code <!-- source: quickstart/pom.xml#starter -->} on the line before
  * it), that file is compiled and run by this build, and the block must equal the file's region
  * character for character. A block that is not cut from a file says so
