@@ -10,8 +10,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Turns the results into a Markdown table (each figure also as a ratio to the floor) and an SVG
- * bar chart of throughput relative to the floor.
+ * Turns the results into a Markdown table (throughput also as a ratio to the floor, and to the
+ * bound where the scenario has one) and an SVG bar chart of throughput relative to the floor (to
+ * the bound for the reactive scenario, which has no floor).
  */
 final class BenchmarkReport {
 
@@ -26,18 +27,33 @@ final class BenchmarkReport {
 	String markdown() {
 		StringBuilder out = new StringBuilder();
 		for (Map.Entry<Scenario, Map<String, List<ScenarioDriver.Result>>> scenario : this.results.entrySet()) {
-			double floor = best(scenario.getValue().get(FloorLock.NAME));
+			List<ScenarioDriver.Result> floorResults = scenario.getValue().get(FloorLock.NAME);
+			double floor = (floorResults != null) ? best(floorResults) : Double.NaN;
+			double bound = scenario.getKey().bound();
 			out.append("\n**").append(scenario.getKey().name()).append("**");
-			if (Double.isFinite(scenario.getKey().bound())) {
-				out.append(String.format(Locale.ROOT, " (bound %.0f grants/s)", scenario.getKey().bound()));
+			if (Double.isFinite(bound)) {
+				out.append(String.format(Locale.ROOT, " (bound %.0f grants/s)", bound));
 			}
-			out.append("\n\n| contender | grants/s | × floor | p50 µs | p99 µs | p99.9 µs | commands/grant | max/min grants per thread |\n"
-					+ "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+			out.append("\n\n| contender | grants/s |")
+				.append(Double.isNaN(floor) ? "" : " × floor |")
+				.append(Double.isFinite(bound) ? " % of bound |" : "")
+				.append(" p50 µs | p99 µs | p99.9 µs | commands/grant | max/min grants per ")
+				.append(scenario.getKey().reactive() ? "subscriber |\n" : "thread |\n")
+				.append("| --- | --- |")
+				.append(Double.isNaN(floor) ? "" : " --- |")
+				.append(Double.isFinite(bound) ? " --- |" : "")
+				.append(" --- | --- | --- | --- | --- |\n");
 			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
 				ScenarioDriver.Result best = medianResult(contender.getValue());
-				out.append(String.format(Locale.ROOT, "| %s | %.0f | %.2f | %.0f | %.0f | %.0f | %.1f | %s |%n",
-						contender.getKey(), best.perSecond(), best.perSecond() / floor, best.p50Micros(), best.p99Micros(),
-						best.p999Micros(), best.commandsPerGrant(), fairness(best)));
+				out.append(String.format(Locale.ROOT, "| %s | %.0f |", contender.getKey(), best.perSecond()));
+				if (!Double.isNaN(floor)) {
+					out.append(String.format(Locale.ROOT, " %.2f |", best.perSecond() / floor));
+				}
+				if (Double.isFinite(bound)) {
+					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / bound));
+				}
+				out.append(String.format(Locale.ROOT, " %.0f | %.0f | %.0f | %.1f | %s |%n", best.p50Micros(),
+						best.p99Micros(), best.p999Micros(), best.commandsPerGrant(), fairness(best)));
 			}
 		}
 		return out.toString();
@@ -49,18 +65,23 @@ final class BenchmarkReport {
 		int y = 40;
 		StringBuilder bars = new StringBuilder();
 		for (Map.Entry<Scenario, Map<String, List<ScenarioDriver.Result>>> scenario : this.results.entrySet()) {
-			double floor = best(scenario.getValue().get(FloorLock.NAME));
-			bars.append(String.format(Locale.ROOT,
-					"<text x='10' y='%d' font-weight='bold'>%s</text>%n", y, escape(scenario.getKey().name())));
+			List<ScenarioDriver.Result> floorResults = scenario.getValue().get(FloorLock.NAME);
+			// Without a floor (the reactive scenario), the bars are relative to the bound.
+			boolean ofBound = floorResults == null;
+			double reference = ofBound ? scenario.getKey().bound() : best(floorResults);
+			bars.append(String.format(Locale.ROOT, "<text x='10' y='%d' font-weight='bold'>%s%s</text>%n", y,
+					escape(scenario.getKey().name()), ofBound ? " (no floor: relative to the bound)" : ""));
 			y += rowHeight;
 			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
-				double ratio = best(contender.getValue()) / floor;
+				double ratio = best(contender.getValue()) / reference;
 				int length = (int) Math.min(width - 330, Math.round(ratio * 250));
+				String label = ofBound ? String.format(Locale.ROOT, "%.0f%% of the bound", ratio * 100)
+						: String.format(Locale.ROOT, "%.2f×", ratio);
 				bars.append(String.format(Locale.ROOT,
 						"<text x='10' y='%d'>%s</text><rect x='230' y='%d' width='%d' height='12' fill='%s'/>"
-								+ "<text x='%d' y='%d'>%.2f×</text>%n",
+								+ "<text x='%d' y='%d'>%s</text>%n",
 						y, escape(contender.getKey()), y - 10, length,
-						contender.getKey().startsWith("distlock") ? "#2563eb" : "#9aa5b1", 236 + length, y, ratio));
+						contender.getKey().startsWith("distlock") ? "#2563eb" : "#9aa5b1", 236 + length, y, label));
 				y += rowHeight;
 			}
 			y += 10;
@@ -85,6 +106,10 @@ final class BenchmarkReport {
 		}
 		String perThread = (result.fewestByOneThread() == 0) ? result.mostByOneThread() + "/0 (starved)"
 				: String.format(Locale.ROOT, "%.1f", result.mostByOneThread() / (double) result.fewestByOneThread());
+		if (result.scenario().reactive() && result.fewestByOneThread() > 0) {
+			// A subscriber's grants are few in a short run: the counts say more than the ratio.
+			perThread += String.format(Locale.ROOT, " (%d/%d)", result.mostByOneThread(), result.fewestByOneThread());
+		}
 		return Double.isNaN(result.firstJvmShare()) ? perThread
 				: String.format(Locale.ROOT, "%s; first JVM's share %.0f%%", perThread, result.firstJvmShare() * 100);
 	}

@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import reactor.core.publisher.Mono;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
@@ -14,7 +17,8 @@ import io.distlock.test.redis.RedisServer;
  * Runs one scenario with one contender for a while and measures it: grants per second, the
  * latency of lock-section-unlock, Redis commands per grant (from the server's own counter, so
  * commands inside scripts count too), and fairness (most and fewest grants of any thread). A
- * non-atomic counter checks exclusion on the hot key.
+ * non-atomic counter checks exclusion on the hot key. Blocking contenders run in threads
+ * ({@link GrantLoops}), reactive ones in subscribers ({@link SubscriberLoops}).
  */
 final class ScenarioDriver {
 
@@ -43,6 +47,28 @@ final class ScenarioDriver {
 		return Result.of(scenario, contender.name(), latencies, elapsed, commands, counter[0], Double.NaN);
 	}
 
+	/**
+	 * Run the reactive scenario with a reactive contender: its subscribers on one hot key, each
+	 * section a non-blocking {@code Mono.delay} of the scenario's section on Reactor's parallel
+	 * scheduler, with the same non-atomic counter read before the delay and written after it.
+	 */
+	Result run(Scenario scenario, ReactiveContender contender, Duration duration) throws InterruptedException {
+		String hotKey = "bench:hot:" + UUID.randomUUID();
+		AtomicInteger counter = new AtomicInteger();
+		SubscriberLoops loops = new SubscriberLoops(scenario, contender, hotKey, () -> Mono.defer(() -> {
+			int read = counter.get();
+			return Mono.delay(scenario.criticalSection()).doOnNext((tick) -> counter.set(read + 1)).then();
+		}));
+		long commandsBefore = commands(this.redis);
+		long startNanos = System.nanoTime();
+		loops.go();
+		Thread.sleep(duration.toMillis());
+		long[][] latencies = loops.stop();
+		long elapsed = System.nanoTime() - startNanos;
+		long commands = commands(this.redis) - commandsBefore;
+		return Result.of(scenario, contender.name(), latencies, elapsed, commands, counter.get(), Double.NaN);
+	}
+
 	static long commands(RedisServer redis) {
 		Properties stats = redis.template()
 			.execute((RedisCallback<Properties>) (RedisConnection connection) -> connection.serverCommands()
@@ -68,8 +94,8 @@ final class ScenarioDriver {
 	 * @param p99Micros 99th percentile
 	 * @param p999Micros 99.9th percentile
 	 * @param commandsPerGrant Redis commands per grant, those inside scripts included
-	 * @param mostByOneThread the most grants of one thread
-	 * @param fewestByOneThread the fewest grants of one thread
+	 * @param mostByOneThread the most grants of one thread (or subscriber)
+	 * @param fewestByOneThread the fewest grants of one thread (or subscriber)
 	 * @param counter the non-atomic counter after the run
 	 * @param firstJvmShare the first JVM's share of the grants, {@code NaN} with one JVM
 	 */

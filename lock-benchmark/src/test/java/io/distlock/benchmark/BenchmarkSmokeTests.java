@@ -11,8 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A short run of the whole comparison in the default build: every contender works in every
- * scenario, nobody lets two holders in, and the report renders; and without a lock, both
- * exclusion checks fire. The numbers mean nothing here.
+ * scenario, nobody lets two holders in, and the report renders; and without a lock, the three
+ * exclusion checks (threads, subscribers, two JVMs) fire. The numbers mean nothing here.
  */
 @Timeout(300)
 class BenchmarkSmokeTests {
@@ -22,7 +22,8 @@ class BenchmarkSmokeTests {
 		BenchmarkReport report = Comparison.run(Duration.ofMillis(200), 1);
 		String markdown = report.markdown();
 		assertThat(markdown).contains("distlock", "Redisson RLock", "Spring Integration (spin)",
-				"Spring Integration (pub/sub)", "floor (SET NX + Lua)");
+				"Spring Integration (pub/sub)", "floor (SET NX + Lua)", "distlock (ReactiveLocks)",
+				"Redisson RLockReactive");
 		for (Scenario scenario : Scenario.ALL) {
 			assertThat(markdown).contains(scenario.name());
 		}
@@ -31,11 +32,18 @@ class BenchmarkSmokeTests {
 
 	@Test
 	void theExclusionChecksSeeTwoHoldersWithoutALock() throws Exception {
-		Scenario inProcess = Scenario.ALL.stream().filter((s) -> s.hotKey() && s.jvms() == 1).findFirst().orElseThrow();
+		Scenario inProcess = Scenario.ALL.stream().filter((s) -> s.hotKey() && s.jvms() == 1 && !s.reactive())
+			.findFirst().orElseThrow();
+		Scenario reactive = Scenario.ALL.stream().filter(Scenario::reactive).findFirst().orElseThrow();
 		Scenario twoJvms = Scenario.ALL.stream().filter((s) -> s.jvms() > 1).findFirst().orElseThrow();
 		try (RedisServer redis = RedisServer.start(); Contender none = Contenders.noLock()) {
 			ScenarioDriver.Result local = new ScenarioDriver(redis).run(inProcess, none, Duration.ofMillis(300));
 			assertThat(local.exclusive()).as("counter %d after %d grants", local.counter(), local.grants()).isFalse();
+			ScenarioDriver.Result subscribers = new ScenarioDriver(redis).run(reactive, ReactiveContenders.noLock(),
+					Duration.ofMillis(300));
+			assertThat(subscribers.exclusive())
+				.as("counter %d after %d grants", subscribers.counter(), subscribers.grants())
+				.isFalse();
 			ScenarioDriver.Result shared = new MultiJvmDriver(redis).run(twoJvms, none.name(), Duration.ofMillis(300));
 			assertThat(shared.exclusive()).as("counter %d after %d grants", shared.counter(), shared.grants()).isFalse();
 			assertThat(shared.firstJvmShare()).isBetween(0.0, 1.0);
