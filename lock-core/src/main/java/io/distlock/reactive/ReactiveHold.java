@@ -144,9 +144,9 @@ final class ReactiveHold<T> {
 		LockRequest remainingRequest = request.waitTime(remaining);
 		// Asked for within the scope of the observation the chain carries, if any, so that the
 		// acquisition and the hold are its children.
-		return Mono.deferContextual((context) -> Mono.fromFuture(() -> observationPresent
-				? ObservationScope.callWithin(context, () -> acquireAsync(remainingRequest))
-				: acquireAsync(remainingRequest), false))
+		return Mono.fromFuture(() -> observationPresent
+				? ObservationScope.callWithin(this.context, () -> acquireAsync(remainingRequest))
+				: acquireAsync(remainingRequest), false)
 			.onErrorMap((ex) -> ex instanceof LockAcquisitionException acquisition && acquisition.getCause() == null,
 					// Say what was asked for: the whole wait, not what was left for a later key.
 					(ex) -> new LockAcquisitionException(request.key(), "Could not acquire lock '" + request.name()
