@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * Threads that lock, run the section and unlock in a loop, from {@link #go()} to {@link #stop()},
  * each recording the latency of every grant.
  */
-final class GrantLoops {
+final class GrantLoops implements Loops {
 
 	/** The key a thread locks for its next grant. */
 	interface KeyChooser {
@@ -65,7 +65,8 @@ final class GrantLoops {
 		}
 	}
 
-	void go() {
+	@Override
+	public void go() {
 		this.start.countDown();
 	}
 
@@ -74,7 +75,8 @@ final class GrantLoops {
 	 * @return each thread's latencies in nanoseconds, one per grant
 	 * @throws IllegalStateException if a thread failed
 	 */
-	long[][] stop() throws InterruptedException {
+	@Override
+	public long[][] stop() throws InterruptedException {
 		this.running.set(false);
 		for (Thread thread : this.threads) {
 			thread.join(60_000);

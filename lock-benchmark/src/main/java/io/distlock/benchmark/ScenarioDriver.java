@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 
 import reactor.core.publisher.Mono;
 
@@ -37,14 +38,7 @@ final class ScenarioDriver {
 					CriticalSection.run(scenario.criticalSection());
 					counter[0] = read + 1;
 				});
-		long commandsBefore = commands(this.redis);
-		long startNanos = System.nanoTime();
-		loops.go();
-		Thread.sleep(duration.toMillis());
-		long[][] latencies = loops.stop();
-		long elapsed = System.nanoTime() - startNanos;
-		long commands = commands(this.redis) - commandsBefore;
-		return Result.of(scenario, contender.name(), latencies, elapsed, commands, counter[0], Double.NaN);
+		return measure(scenario, contender.name(), loops, duration, () -> counter[0]);
 	}
 
 	/**
@@ -59,6 +53,15 @@ final class ScenarioDriver {
 			int read = counter.get();
 			return Mono.delay(scenario.criticalSection()).doOnNext((tick) -> counter.set(read + 1)).then();
 		}));
+		return measure(scenario, contender.name(), loops, duration, counter::get);
+	}
+
+	/**
+	 * Run the loops for the duration and read what they did: their latencies, the time taken
+	 * (until each finished its last grant), the commands Redis received and the counter.
+	 */
+	private Result measure(Scenario scenario, String contender, Loops loops, Duration duration, IntSupplier counter)
+			throws InterruptedException {
 		long commandsBefore = commands(this.redis);
 		long startNanos = System.nanoTime();
 		loops.go();
@@ -66,7 +69,7 @@ final class ScenarioDriver {
 		long[][] latencies = loops.stop();
 		long elapsed = System.nanoTime() - startNanos;
 		long commands = commands(this.redis) - commandsBefore;
-		return Result.of(scenario, contender.name(), latencies, elapsed, commands, counter.get(), Double.NaN);
+		return Result.of(scenario, contender, latencies, elapsed, commands, counter.getAsInt(), Double.NaN);
 	}
 
 	static long commands(RedisServer redis) {

@@ -19,7 +19,7 @@ import reactor.core.publisher.Mono;
  * No thread of their own: each subscription runs on whatever thread signals it, the lock
  * driver's or the section's scheduler.
  */
-final class SubscriberLoops {
+final class SubscriberLoops implements Loops {
 
 	private final AtomicBoolean running = new AtomicBoolean(true);
 
@@ -58,7 +58,8 @@ final class SubscriberLoops {
 		this.counts = new int[this.subscribers];
 	}
 
-	void go() {
+	@Override
+	public void go() {
 		for (int s = 0; s < this.subscribers; s++) {
 			int index = s;
 			Mono<Void> grant = Mono.defer(() -> {
@@ -89,7 +90,8 @@ final class SubscriberLoops {
 	 * @return each subscriber's latencies in nanoseconds, one per grant
 	 * @throws IllegalStateException if a subscriber failed or did not finish within a minute
 	 */
-	long[][] stop() throws InterruptedException {
+	@Override
+	public long[][] stop() throws InterruptedException {
 		this.running.set(false);
 		boolean finished = this.done.await(60, TimeUnit.SECONDS);
 		if (this.failure.get() != null) {
