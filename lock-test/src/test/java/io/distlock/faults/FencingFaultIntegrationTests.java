@@ -51,15 +51,15 @@ class FencingFaultIntegrationTests {
 						if (i % 7 == 0) {
 							// Churn: let the lease expire while held; its release then reports the loss.
 							Thread.sleep(60);
-							try {
-								lease.release();
-							}
-							catch (io.distlock.core.LockLostException expected) {
-								expired++;
-							}
-							continue;
 						}
-						lease.release();
+						// A 50 ms lease can also run out between acquire and release on a loaded
+						// machine: a loss either way, which the tokens must survive too.
+						try {
+							lease.release();
+						}
+						catch (io.distlock.core.LockLostException expected) {
+							expired++;
+						}
 					}
 				}
 				finally {
