@@ -9,8 +9,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -401,18 +399,18 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		Duration bound = StoreCalls.until(grant.validUntilNanos());
 		CompletableFuture<Boolean> held;
 		try {
-			held = this.store.isHeld(grant.heldKey()).copy();
+			held = this.store.isHeld(grant.heldKey());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
 		// Bounded by the lease's own validity, as the blocking confirm(): past it the answer no
 		// longer matters, and an unanswered confirmation is a failure, never a yes.
-		return held.orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS).handle((answer, failure) -> {
+		// The registry's coarse deadline tick, not a timer per call: cancelling a timer when the
+		// reply comes would take the timer queue's lock on the driver's event loop.
+		return this.deadlines.within(held, bound).handle((answer, failure) -> {
 			if (failure != null) {
-				Throwable cause = StoreCalls.unwrap(failure);
-				throw (cause instanceof TimeoutException) ? new StoreCalls.StoreTimeoutException(bound)
-						: StoreCalls.asRuntime(cause);
+				throw StoreCalls.asRuntime(failure);
 			}
 			if (Boolean.TRUE.equals(answer)) {
 				return true;

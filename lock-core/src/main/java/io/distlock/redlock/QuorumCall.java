@@ -49,16 +49,13 @@ final class QuorumCall {
 	 */
 	<T> Call<T> start(Function<RedisLockStore, CompletableFuture<T>> operation, Predicate<T> success, Until until) {
 		Call<T> call = new Call<>(this.nodes.size(), this.quorum, success, until);
-		// The timer is armed before any node is asked, so that every node gets the same time.
-		CompletableFuture<Void> timer = new CompletableFuture<>();
-		timer.orTimeout(this.perNodeTimeout.toNanos(), TimeUnit.NANOSECONDS)
-			.whenComplete((done, timedOut) -> {
-				if (timedOut != null) {
-					call.timeUp();
-				}
-			});
-		// Completing the timer early cancels its task: nothing piles up per call.
-		call.decided.whenComplete((outcomes, failure) -> timer.complete(null));
+		// The timer is armed before any node is asked, so that every node gets the same time. It
+		// is never cancelled (time up on a decided call changes nothing): cancelling it when the
+		// last answer comes would take the timer queue's lock on the driver's event loop. Each
+		// timer lives for one per-node timeout.
+		// It runs on the JDK's delay thread, as a timeout of CompletableFuture.orTimeout does.
+		CompletableFuture.delayedExecutor(this.perNodeTimeout.toNanos(), TimeUnit.NANOSECONDS, Runnable::run)
+			.execute(call::timeUp);
 		for (int i = 0; i < this.nodes.size(); i++) {
 			CompletableFuture<T> answer;
 			try {

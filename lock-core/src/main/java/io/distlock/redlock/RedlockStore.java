@@ -148,10 +148,8 @@ final class RedlockStore implements LockStore {
 			}
 			// A renewal already on its way re-creates the key on a node where this release
 			// deleted it first: wait for it, then give the key back once more. Bounded: a node
-			// that hangs beyond its command timeout keeps the renewal open. The copy keeps the
-			// bound off the renewal itself, which other releases and renewals share.
-			return renewal.copy()
-				.orTimeout(renewalWaitTime().toNanos(), TimeUnit.NANOSECONDS)
+			// that hangs beyond its command timeout keeps the renewal open.
+			return endedOrTimeUp(renewal, renewalWaitTime())
 				.handle((renewed, late) -> releaseOnQuorum(key, owner))
 				.thenCompose((again) -> again)
 				// The second give-back is best effort, whatever it met: the re-created key
@@ -159,6 +157,19 @@ final class RedlockStore implements LockStore {
 				.handle((again, failure) -> released)
 				.thenCompose((answer) -> answer);
 		});
+	}
+
+	/**
+	 * Return a future that completes when the given one ends or the time is up, whichever comes
+	 * first, leaving the given one alone. The timer is never cancelled: cancelling it when the
+	 * renewal ends would take the timer queue's lock on the driver's event loop.
+	 */
+	private static CompletableFuture<Void> endedOrTimeUp(CompletableFuture<?> future, Duration time) {
+		CompletableFuture<Void> ended = new CompletableFuture<>();
+		future.whenComplete((result, failure) -> ended.complete(null));
+		CompletableFuture.delayedExecutor(time.toNanos(), TimeUnit.NANOSECONDS, Runnable::run)
+			.execute(() -> ended.complete(null));
+		return ended;
 	}
 
 	/**

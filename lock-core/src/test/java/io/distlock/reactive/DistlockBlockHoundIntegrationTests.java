@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link DistlockBlockHoundIntegration} names the gate's methods that exist, and a method added
- * to the gate must be sorted into those that take its lock or those that do not.
+ * to the gate must be sorted into those that take its lock or those that do not; the timer
+ * cancels it allows exist.
  */
 class DistlockBlockHoundIntegrationTests {
 
@@ -32,6 +33,23 @@ class DistlockBlockHoundIntegrationTests {
 		Set<String> sorted = new HashSet<>(DistlockBlockHoundIntegration.GATE_METHODS);
 		sorted.addAll(NOT_LOCKING);
 		assertThat(declared).containsExactlyInAnyOrderElementsOf(sorted);
+	}
+
+	@Test
+	void everyAllowedTimerCancelExists() {
+		DistlockBlockHoundIntegration.TIMER_CANCELS.forEach((type, method) -> assertThat(
+				Arrays.stream(classNamed(type).getDeclaredMethods()).map(Method::getName))
+			.as(type)
+			.contains(method));
+	}
+
+	private static Class<?> classNamed(String name) {
+		try {
+			return Class.forName(name);
+		}
+		catch (ClassNotFoundException ex) {
+			throw new AssertionError(name + " no longer exists", ex);
+		}
 	}
 
 	@Test
