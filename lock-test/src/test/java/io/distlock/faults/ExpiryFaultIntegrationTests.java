@@ -56,15 +56,26 @@ class ExpiryFaultIntegrationTests {
 						Long.toString(lease))) {
 					holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS);
 					Thread.sleep(1_000);
+					// What the key had left when asked, just before the kill: no waiter may get it sooner.
+					long askedAt = System.nanoTime();
+					long ttl = redis.template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
+					assertThat(ttl).as("the holder's key before the kill").isPositive();
 					holder.kill();
 					long killedAt = System.nanoTime();
 					try (LockLease next = waiter.acquire(key, Duration.ofSeconds(5))) {
-						blocked.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt));
+						long now = System.nanoTime();
+						blocked.add(TimeUnit.NANOSECONDS.toMillis(now - killedAt));
+						// PTTL is in whole milliseconds, and Redis expires by its own clock: 20 ms of slack.
+						assertThat(TimeUnit.NANOSECONDS.toMillis(now - askedAt)).as("granted after the TTL it had")
+							.isGreaterThanOrEqualTo(ttl - 20);
 					}
 				}
 			}
 		}
-		assertThat(blocked).hasSize(10).allSatisfy((millis) -> assertThat(millis).isBetween(lease * 2 / 3 - 50, lease + 250));
+		// Freed at the lease's end at the latest (the kill may come just after a renewal), never
+		// before the key's own TTL ran out (checked above; the holder's "ACQUIRED" line can reach
+		// this JVM late on a loaded machine, so the time since the grant is not known here).
+		assertThat(blocked).hasSize(10).allSatisfy((millis) -> assertThat(millis).isLessThanOrEqualTo(lease + 250));
 		FaultReport.row("T03", "holder JVM killed (kill -9), lease 2 s", "the lock frees itself at its lease end",
 				"10/10 freed after " + blocked.stream().mapToLong(Long::longValue).min().orElse(0) + " to "
 						+ blocked.stream().mapToLong(Long::longValue).max().orElse(0) + " ms");

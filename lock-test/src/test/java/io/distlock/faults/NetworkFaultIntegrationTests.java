@@ -31,6 +31,7 @@ import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * T17, T18 and T19: an acquisition applied but unanswered is never reported as acquired and is
@@ -65,8 +66,15 @@ class NetworkFaultIntegrationTests {
 					proxy.mode(FaultProxy.Mode.PASS);
 					String key = "t17:" + UUID.randomUUID();
 					// Connected again after the last run's reset: Lettuce reconnects with a backoff, and a
-					// wait of zero allows the first attempt only 150 ms, so the warm-up waits for it.
-					registry.acquire("warm:" + run, Duration.ofSeconds(10)).release();
+					// wait of zero allows the first attempt only 150 ms, so the warm-up waits for it. A
+					// command of the warm-up may still time out (200 ms) on a loaded machine: try again.
+					String warm = "warm:" + run;
+					await().atMost(Duration.ofSeconds(30))
+						.ignoreException(LockAcquisitionException.class)
+						.until(() -> {
+							registry.acquire(warm, Duration.ofSeconds(10)).release();
+							return true;
+						});
 					proxy.mode(FaultProxy.Mode.DROP_REPLIES);
 					Throwable failure = catchThrowable(() -> registry.acquire(key, Duration.ZERO));
 					assertThat(failure).as("never reported as acquired").isInstanceOf(LockAcquisitionException.class);
@@ -103,13 +111,16 @@ class NetworkFaultIntegrationTests {
 		AtomicInteger violations = new AtomicInteger();
 		AtomicBoolean running = new AtomicBoolean(true);
 		List<Long> sideLatencies = new ArrayList<>();
+		AtomicInteger mostClients = new AtomicInteger();
 		ExecutorService executor = Executors.newFixedThreadPool(65);
 		try (RedisLockRegistry registry = new RedisLockRegistry(redis.connectionFactory())) {
+			int clientsBefore = connectedClients();
 			Future<?> side = executor.submit(() -> {
 				while (running.get()) {
 					long start = System.nanoTime();
 					redis.template().opsForValue().get("side");
 					sideLatencies.add(System.nanoTime() - start);
+					mostClients.accumulateAndGet(connectedClients(), Math::max);
 					Thread.sleep(10);
 				}
 				return null;
@@ -146,8 +157,15 @@ class NetworkFaultIntegrationTests {
 			double p99 = sorted[(int) (sorted.length * 0.99)] / 1e6;
 			assertThat(acquired).isEqualTo(64);
 			assertThat(violations).hasValue(0);
-			assertThat(p99).isLessThan(50);
-			assertThat(totalMillis).isLessThan((long) (64 * 50 * 1.5));
+			// The claim itself: 64 waiters open no connection of their own (the registry adds at
+			// most its release-notification subscription), whatever the machine's load.
+			assertThat(mostClients.get() - clientsBefore).as("connections added while 64 threads wait")
+				.isLessThanOrEqualTo(1);
+			// Latency bounds loose enough for a loaded 2-core machine (a side GET took 160 ms at p99
+			// beside another build) that still catch a waiter blocking the shared connection for its
+			// 10 s wait, or waiters polling with a backoff instead of queueing in the process.
+			assertThat(p99).isLessThan(1_000);
+			assertThat(totalMillis).isLessThan(64 * 50 * 2);
 			FaultReport.row("T18", "64 threads tryLock(10 s) one key, 50 ms holds, a side GET every 10 ms",
 					"waiters queue in the process and hold no connection",
 					"64/64 acquired, 0 overlaps, " + totalMillis + " ms in all; side GET p99 " + String.format("%.1f", p99) + " ms");
@@ -155,6 +173,14 @@ class NetworkFaultIntegrationTests {
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	private static int connectedClients() {
+		java.util.Properties clients = redis.template()
+			.execute((org.springframework.data.redis.core.RedisCallback<java.util.Properties>) (connection) -> connection
+				.serverCommands()
+				.info("clients"));
+		return Integer.parseInt(clients.getProperty("connected_clients"));
 	}
 
 	@Test

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -289,6 +290,10 @@ class LocalLockLinearizabilityTests {
 
 		private volatile int count;
 
+		private final AtomicInteger freeSightings = new AtomicInteger();
+
+		private final AtomicInteger takers = new AtomicInteger();
+
 		@Override
 		public void lock() {
 			// Bounded, so that a round whose owner field the race corrupted still ends.
@@ -313,11 +318,32 @@ class LocalLockLinearizabilityTests {
 			if (this.owner != null) {
 				return false;
 			}
-			// The race window: another thread can find the lock free meanwhile.
-			LockSupport.parkNanos(200_000);
+			// The race window: another thread can find the lock free meanwhile. The first two threads
+			// to find it free are made to race whatever the scheduler does: the first waits (bounded)
+			// until a second has found it free too, both take it, and neither returns before both
+			// have, so that their holds overlap. A control that only fires when a loaded machine
+			// happens to interleave the threads would prove nothing.
+			int sighting = this.freeSightings.incrementAndGet();
+			if (sighting == 1) {
+				awaitCount(this.freeSightings, 2);
+			}
+			else if (sighting > 2) {
+				LockSupport.parkNanos(200_000);
+			}
 			this.owner = current;
 			this.count = 1;
+			if (sighting <= 2) {
+				this.takers.incrementAndGet();
+				awaitCount(this.takers, 2);
+			}
 			return true;
+		}
+
+		private static void awaitCount(AtomicInteger counter, int count) {
+			long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+			while (counter.get() < count && System.nanoTime() - giveUp < 0) {
+				LockSupport.parkNanos(50_000);
+			}
 		}
 
 		@Override
