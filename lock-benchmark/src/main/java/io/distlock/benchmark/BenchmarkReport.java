@@ -10,9 +10,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Turns the results into a Markdown table (throughput also as a ratio to the floor, and to the
- * bound where the scenario has one) and an SVG bar chart of throughput relative to the floor (to
- * the bound for the reactive scenario, which has no floor).
+ * Turns the results into a Markdown table (throughput also as a ratio to the floor, to the bound
+ * where the scenario has one, and to the sections run back to back without a lock where the
+ * scenario has that reference) and an SVG bar chart of throughput relative to the floor (to the
+ * bound for the reactive scenario, which has no floor).
  */
 final class BenchmarkReport {
 
@@ -30,6 +31,7 @@ final class BenchmarkReport {
 			List<ScenarioDriver.Result> floorResults = scenario.getValue().get(FloorLock.NAME);
 			double floor = (floorResults != null) ? best(floorResults) : Double.NaN;
 			double bound = scenario.getKey().bound();
+			double backToBack = backToBack(scenario.getValue());
 			out.append("\n**").append(scenario.getKey().name()).append("**");
 			if (Double.isFinite(bound)) {
 				out.append(String.format(Locale.ROOT, " (bound %.0f grants/s)", bound));
@@ -37,11 +39,13 @@ final class BenchmarkReport {
 			out.append("\n\n| contender | grants/s |")
 				.append(Double.isNaN(floor) ? "" : " × floor |")
 				.append(Double.isFinite(bound) ? " % of bound |" : "")
+				.append(Double.isNaN(backToBack) ? "" : " % of back to back |")
 				.append(" p50 µs | p99 µs | p99.9 µs | commands/grant | max/min grants per ")
 				.append(scenario.getKey().reactive() ? "subscriber |\n" : "thread |\n")
 				.append("| --- | --- |")
 				.append(Double.isNaN(floor) ? "" : " --- |")
 				.append(Double.isFinite(bound) ? " --- |" : "")
+				.append(Double.isNaN(backToBack) ? "" : " --- |")
 				.append(" --- | --- | --- | --- | --- |\n");
 			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
 				ScenarioDriver.Result best = medianResult(contender.getValue());
@@ -51,6 +55,9 @@ final class BenchmarkReport {
 				}
 				if (Double.isFinite(bound)) {
 					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / bound));
+				}
+				if (!Double.isNaN(backToBack)) {
+					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / backToBack));
 				}
 				out.append(String.format(Locale.ROOT, " %.0f | %.0f | %.0f | %.1f | %s |%n", best.p50Micros(),
 						best.p99Micros(), best.p999Micros(), best.commandsPerGrant(), fairness(best)));
@@ -69,6 +76,7 @@ final class BenchmarkReport {
 			// Without a floor (the reactive scenario), the bars are relative to the bound.
 			boolean ofBound = floorResults == null;
 			double reference = ofBound ? scenario.getKey().bound() : best(floorResults);
+			double backToBack = backToBack(scenario.getValue());
 			bars.append(String.format(Locale.ROOT, "<text x='10' y='%d' font-weight='bold'>%s%s</text>%n", y,
 					escape(scenario.getKey().name()), ofBound ? " (no floor: relative to the bound)" : ""));
 			y += rowHeight;
@@ -77,6 +85,10 @@ final class BenchmarkReport {
 				int length = (int) Math.min(width - 330, Math.round(ratio * 250));
 				String label = ofBound ? String.format(Locale.ROOT, "%.0f%% of the bound", ratio * 100)
 						: String.format(Locale.ROOT, "%.2f×", ratio);
+				if (!Double.isNaN(backToBack)) {
+					label += String.format(Locale.ROOT, ", %.0f%% of back to back",
+							100 * best(contender.getValue()) / backToBack);
+				}
 				bars.append(String.format(Locale.ROOT,
 						"<text x='10' y='%d'>%s</text><rect x='230' y='%d' width='%d' height='12' fill='%s'/>"
 								+ "<text x='%d' y='%d'>%s</text>%n",
@@ -112,6 +124,15 @@ final class BenchmarkReport {
 		}
 		return Double.isNaN(result.firstJvmShare()) ? perThread
 				: String.format(Locale.ROOT, "%s; first JVM's share %.0f%%", perThread, result.firstJvmShare() * 100);
+	}
+
+	/**
+	 * The throughput of the sections back to back without a lock, the most any lock reaches
+	 * with them; {@code NaN} where the scenario has no such reference.
+	 */
+	private static double backToBack(Map<String, List<ScenarioDriver.Result>> contenders) {
+		List<ScenarioDriver.Result> reference = contenders.get(ReactiveContenders.BACK_TO_BACK);
+		return (reference != null) ? best(reference) : Double.NaN;
 	}
 
 	private static double best(List<ScenarioDriver.Result> results) {

@@ -2,6 +2,8 @@ package io.distlock.benchmark;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.redisson.Redisson;
 import org.redisson.api.RLockReactive;
@@ -22,7 +24,9 @@ import io.distlock.redis.RedisLockRegistry;
  * The contenders of the reactive scenario, on the same Redis as the blocking ones, each with its
  * defaults and only the threads of its own driver (no scheduler of the benchmark's):
  * {@link ReactiveLocks#withLock distlock's ReactiveLocks} and Redisson's {@link RLockReactive}
- * (watchdog mode, one owner id per subscriber, as its reactive API requires).
+ * (watchdog mode, one owner id per subscriber, as its reactive API requires); and a reference
+ * without any lock, the sections back to back, which is the most any lock could reach with these
+ * sections on this machine.
  */
 final class ReactiveContenders {
 
@@ -31,6 +35,8 @@ final class ReactiveContenders {
 	static final String REDISSON = "Redisson RLockReactive";
 
 	static final String NO_LOCK = "no lock (negative control)";
+
+	static final String BACK_TO_BACK = "sections back to back, no lock (reference)";
 
 	/** The wait time: longer than any scenario, as Redisson's {@code lock(threadId)} waits. */
 	private static final Duration WAIT = Duration.ofMinutes(10);
@@ -45,7 +51,7 @@ final class ReactiveContenders {
 	}
 
 	static List<ReactiveContender> all(int port) {
-		return List.of(distlock(port), redisson(port));
+		return List.of(distlock(port), redisson(port), backToBack());
 	}
 
 	static ReactiveContender distlock(int port) {
@@ -101,6 +107,42 @@ final class ReactiveContenders {
 			@Override
 			public void close() {
 				client.shutdown();
+			}
+
+		};
+	}
+
+	/**
+	 * The reference: each subscriber's section starts when the one before it ends, chained in
+	 * memory (each subscription waits for the previous one's future, and completes its own when
+	 * its section ends), with no lock, no Redis and no thread of its own. The next section is
+	 * subscribed on the thread that ended the previous one, so this measures what the sections
+	 * themselves allow one after another: a {@code Mono.delay} of 200 µs takes longer than
+	 * 200 µs, and the nominal bound assumes it does not.
+	 */
+	static ReactiveContender backToBack() {
+		AtomicReference<CompletableFuture<Void>> last = new AtomicReference<>(CompletableFuture.completedFuture(null));
+		return new ReactiveContender() {
+
+			@Override
+			public String name() {
+				return BACK_TO_BACK;
+			}
+
+			@Override
+			public Mono<Void> locked(String key, int subscriber, Mono<Void> section) {
+				return Mono.defer(() -> {
+					CompletableFuture<Void> mine = new CompletableFuture<>();
+					CompletableFuture<Void> previous = last.getAndSet(mine);
+					// Handed on as the section ends, before its subscriber hears of it, as a lock
+					// released at the end of the section would be at best.
+					Runnable handOn = () -> mine.complete(null);
+					return Mono.fromFuture(previous, true).then(section).doOnTerminate(handOn).doOnCancel(handOn);
+				});
+			}
+
+			@Override
+			public void close() {
 			}
 
 		};

@@ -23,7 +23,10 @@ class BenchmarkSmokeTests {
 		String markdown = report.markdown();
 		assertThat(markdown).contains("distlock", "Redisson RLock", "Spring Integration (spin)",
 				"Spring Integration (pub/sub)", "floor (SET NX + Lua)", "distlock (ReactiveLocks)",
-				"Redisson RLockReactive");
+				"Redisson RLockReactive", ReactiveContenders.BACK_TO_BACK);
+		// The reactive distlock row as a share of the reference row of the same run.
+		assertThat(markdown).containsPattern("\\| % of back to back \\|")
+			.containsPattern("\\| distlock \\(ReactiveLocks\\) \\| \\d+ \\| \\d+% \\| \\d+% \\|");
 		for (Scenario scenario : Scenario.ALL) {
 			assertThat(markdown).contains(scenario.name());
 		}

@@ -2,6 +2,7 @@ package io.distlock.aot;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -15,6 +16,7 @@ import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
 import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.support.RegisteredBean;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -25,9 +27,10 @@ import io.distlock.annotation.DistributedLock;
  * Registers, at build time, the reflection a bean with {@link DistributedLock} methods needs at
  * run time in a native image: each annotated method (the interceptor reads its annotation and
  * SpEL its parameter names), the methods named by {@code fallbackMethod} (found among the
- * class's declared methods and invoked reflectively), and the application types of the
- * arguments, whose properties key expressions such as {@code #order.id} read. Beans without the
- * annotation contribute nothing.
+ * class's declared methods and invoked reflectively, whatever their signature: a Kotlin
+ * {@code suspend} fallback with its trailing {@code Continuation}, a {@code Flow} or {@code Mono}
+ * one), and the application types of the arguments, whose properties key expressions such as
+ * {@code #order.id} read. Beans without the annotation contribute nothing.
  */
 public class DistributedLockBeanRegistrationAotProcessor implements BeanRegistrationAotProcessor {
 
@@ -55,7 +58,10 @@ public class DistributedLockBeanRegistrationAotProcessor implements BeanRegistra
 			if (annotation != null && !annotation.fallbackMethod().isEmpty()) {
 				fallbackNames.add(annotation.fallbackMethod());
 			}
-			for (Class<?> type : method.getParameterTypes()) {
+			Class<?>[] parameters = method.getParameterTypes();
+			// A suspend function's trailing continuation is no argument a key expression reads.
+			int arguments = KotlinDetector.isSuspendingFunction(method) ? parameters.length - 1 : parameters.length;
+			for (Class<?> type : Arrays.copyOf(parameters, arguments)) {
 				Class<?> element = type.isArray() ? type.getComponentType() : type;
 				if (!element.isPrimitive() && !element.getName().startsWith("java.")) {
 					argumentTypes.add(element);

@@ -196,6 +196,10 @@ final class ReactiveHold<T> {
 	}
 
 	private static List<LockLease> append(List<LockLease> taken, LockLease lease) {
+		if (taken.isEmpty()) {
+			// The first key, and for most holds the only one: no list to copy.
+			return List.of(lease);
+		}
 		List<LockLease> leases = new ArrayList<>(taken.size() + 1);
 		leases.addAll(taken);
 		leases.add(lease);
