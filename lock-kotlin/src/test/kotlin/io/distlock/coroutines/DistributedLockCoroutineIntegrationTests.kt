@@ -371,9 +371,16 @@ class DistributedLockCoroutineIntegrationTests {
 
 	private fun otherInstanceCanTake(key: String, waitTime: Duration): Boolean =
 		RedisLockRegistry(redis.server().connectionFactory()).use { other ->
-			val lease = other.tryAcquire(key, waitTime)
-			lease.ifPresent(LockLease::release)
-			lease.isPresent
+			try {
+				val lease = other.tryAcquire(key, waitTime)
+				lease.ifPresent(LockLease::release)
+				lease.isPresent
+			}
+			catch (ex: LockAcquisitionException) {
+				// On a loaded machine the last attempt's answer can miss the wait time's bound: not
+				// taken either way.
+				false
+			}
 		}
 
 	open class MinimumHoldSuspend {
