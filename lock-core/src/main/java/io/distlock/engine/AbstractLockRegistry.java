@@ -19,7 +19,6 @@ import org.apache.commons.logging.LogFactory;
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.HeldLock;
-import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
@@ -63,8 +62,6 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private final GrantAcquirer acquirer;
 
-	private final GrantReleaser releaser;
-
 	/** Ends waits and runs the continuations of acquisitions between store attempts. */
 	private final ScheduledThreadPoolExecutor waits;
 
@@ -82,8 +79,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.settings = settings;
 		GuardedLockListener listener = new GuardedLockListener(settings.listener());
 		this.loss = new LossSignal(listener);
-		this.watchdog = new Watchdog(store, settings, listener,
-				(grant, reason) -> this.loss.declare(grant, reason, false));
+		this.watchdog = new Watchdog(store, settings, listener, this.loss::declare);
 		LocalHandoff handoff = new LocalHandoff(store, settings);
 		this.waits = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 			Thread thread = new Thread(runnable, "distlock-wait-" + settings.instanceId());
@@ -92,10 +88,11 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		});
 		this.waits.setRemoveOnCancelPolicy(true);
 		this.deadlines = new CallDeadlines(this.waits);
-		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.threadHolds, this.watchdog,
-				new ReleaseNotifications(store, settings), handoff, this.waits, this.deadlines);
-		this.releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
-				handoff, this.deadlines);
+		GrantReleaser releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog,
+				this.loss, handoff, this.deadlines);
+		this.acquirer = new GrantAcquirer(new RegistryParts(this, store, settings, this.gates, handoff,
+				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.waits, this.deadlines),
+				listener, this.threadHolds);
 	}
 
 	/**
@@ -137,17 +134,17 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	@Override
 	public LockLease acquire(LockRequest request) {
-		HeldLease lease = acquireLease(request);
+		HoldRequest hold = holdRequest(request, HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
+		HeldLease lease = holdFor(hold);
 		if (lease == null) {
-			throw new LockAcquisitionException(request.key(), "Could not acquire lock for key '" + request.key()
-					+ "' within " + request.waitTime().toMillis() + "ms", null);
+			throw hold.notAcquired();
 		}
 		return lease;
 	}
 
 	@Override
 	public Optional<LockLease> tryAcquire(LockRequest request) {
-		return Optional.ofNullable(acquireLease(request));
+		return Optional.ofNullable(holdFor(holdRequest(request, HoldRequest.Waiter.INTERRUPTIBLE_THREAD)));
 	}
 
 	/**
@@ -159,19 +156,15 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	 */
 	@Override
 	public CompletionStage<LockLease> acquireAsync(LockRequest request) {
+		HoldRequest hold;
 		try {
-			usableKey(request.key());
-			if (request.leaseTime() != null) {
-				this.settings.requireGrantable(request.leaseTime(), "leaseTime");
-			}
+			hold = holdRequest(request, HoldRequest.Waiter.CONTINUATION);
 			requireOpen();
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		// Owned by its lease: never re-entered by a thread, released by whoever holds the lease.
-		return this.acquirer.holdAsync(new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE,
-				request.key(), request.name(), request.waitTime().toNanos(), request.leaseTime(), false, true));
+		return this.acquirer.holdAsync(hold);
 	}
 
 	@Override
@@ -279,7 +272,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		for (Gate gate : this.gates.all()) {
 			Grant grant = gate.grant();
 			if (grant != null) {
-				this.loss.declare(grant, "its registry was closed while it was held", false);
+				this.loss.declare(grant, "its registry was closed while it was held");
 			}
 		}
 		this.store.close();
@@ -315,21 +308,22 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	// ---- used by RegistryLock and HeldLease
 
-	boolean lockForThread(LockMode mode, String key, long waitNanos, boolean interruptible)
+	boolean lockForThread(LockMode mode, String key, long waitNanos, HoldRequest.Waiter waiter)
 			throws InterruptedException {
-		return lockForThread(mode, key, waitNanos, null, interruptible);
+		return lockForThread(mode, key, waitNanos, null, waiter);
 	}
 
 	/**
 	 * Take a hold for the calling thread through its {@link DistLock} view.
 	 * @param fixedLease the fixed lease, or {@code null} for the watchdog
+	 * @param waiter whether an interrupt ends the wait
 	 */
-	boolean lockForThread(LockMode mode, String key, long waitNanos, Duration fixedLease, boolean interruptible)
+	boolean lockForThread(LockMode mode, String key, long waitNanos, Duration fixedLease, HoldRequest.Waiter waiter)
 			throws InterruptedException {
 		if (fixedLease != null) {
 			this.settings.requireGrantable(fixedLease, "leaseTime");
 		}
-		if (interruptible && Thread.interrupted()) {
+		if (waiter == HoldRequest.Waiter.INTERRUPTIBLE_THREAD && Thread.interrupted()) {
 			// As ReentrantLock: an interruptible acquisition by an interrupted thread does not start.
 			throw new InterruptedException();
 		}
@@ -340,8 +334,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			// for that. The loss itself is still told by onLost and by unlock() of the lost hold.
 			return false;
 		}
-		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease, true,
-				interruptible));
+		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease,
+				HoldRequest.Holder.THREAD, waiter));
 		if (lease == null) {
 			return false;
 		}
@@ -390,7 +384,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		if (StoreCalls.await(() -> this.store.isHeld(grant.heldKey()), StoreCalls.until(grant.validUntilNanos()))) {
 			return true;
 		}
-		this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
+		this.loss.declare(grant, "the store no longer held it when it was confirmed");
 		return false;
 	}
 
@@ -417,20 +411,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			if (Boolean.TRUE.equals(answer)) {
 				return true;
 			}
-			this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
+			this.loss.declare(grant, "the store no longer held it when it was confirmed");
 			return false;
 		});
-	}
-
-	void releaseHold(HeldLease lease, Duration holdAtLeast) {
-		// Bounded inside: a release waits at most RELEASE_TIMEOUT for the store, then the key is
-		// left to expire. The margin here only covers scheduling.
-		StoreCalls.await(() -> this.releaser.releaseHold(lease, holdAtLeast),
-				StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
-	}
-
-	CompletableFuture<Void> releaseHoldAsync(HeldLease lease, Duration holdAtLeast) {
-		return StoreCalls.shielded(() -> this.releaser.releaseHold(lease, holdAtLeast));
 	}
 
 	/**
@@ -468,7 +451,13 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 				return;
 			}
 			try {
-				extended.complete(this.watchdog.extended(grant, leaseTime, sentNanos, held));
+				if (held) {
+					this.watchdog.extended(grant, leaseTime, sentNanos);
+				}
+				else {
+					this.watchdog.extensionRefused(grant);
+				}
+				extended.complete(held);
 			}
 			catch (RuntimeException ex) {
 				extended.completeExceptionally(ex);
@@ -488,25 +477,40 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		return this.threadHolds.find(KeyGates.gateKey(mode, key, current, 0), current);
 	}
 
+	/**
+	 * Check a key given as a string: the rule every {@link LockRequest} applies, then the
+	 * store's own.
+	 */
 	private String usableKey(String key) {
 		LockKeys.requireUsable(key);
 		this.store.checkKey(key);
 		return key;
 	}
 
-	private HeldLease acquireLease(LockRequest request) {
-		usableKey(request.key());
+	/**
+	 * Return the engine's request for a {@link LockRequest}, which checked its key already: only
+	 * the store's rule is left to check, and the lease against this registry's settings.
+	 */
+	private HoldRequest holdRequest(LockRequest request, HoldRequest.Waiter waiter) {
+		this.store.checkKey(request.key());
 		if (request.leaseTime() != null) {
 			this.settings.requireGrantable(request.leaseTime(), "leaseTime");
 		}
+		// An asynchronous hold is owned by its lease: never re-entered by a thread, released by
+		// whoever holds the lease.
+		HoldRequest.Holder holder = (waiter != HoldRequest.Waiter.CONTINUATION && request.ownedByThread())
+				? HoldRequest.Holder.THREAD : HoldRequest.Holder.LEASE;
+		return new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, request.key(), request.name(),
+				request.waitTime().toNanos(), request.leaseTime(), holder, waiter);
+	}
+
+	private HeldLease holdFor(HoldRequest request) {
 		try {
-			return hold(new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, request.key(),
-					request.name(), request.waitTime().toNanos(), request.leaseTime(), request.ownedByThread(), true));
+			return hold(request);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LockAcquisitionException(request.key(),
-					"Interrupted while waiting for lock for key '" + request.key() + "'", ex);
+			throw request.interrupted(ex);
 		}
 	}
 

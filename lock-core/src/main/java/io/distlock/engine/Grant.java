@@ -88,10 +88,22 @@ final class Grant {
 	/** Guarded by itself; never held around I/O or while running a callback. */
 	private final List<Consumer<? super LockLostException>> lostCallbacks = new ArrayList<>(1);
 
-	Grant(LockMode mode, String key, String name, String owner, long fencingToken, Duration leaseTime, boolean renewable, long acquiredNanos,
+	/**
+	 * Create the grant the store gave to a request.
+	 * @param request the request; a request without a fixed lease makes a grant the watchdog
+	 * renews
+	 * @param owner the owner written in the store
+	 * @param fencingToken the token the store minted
+	 * @param leaseTime the lease the store set
+	 * @param acquiredNanos when the request that got it was sent
+	 * @param validUntilNanos the validity deadline
+	 * @param nextRenewalNanos when to renew it first
+	 * @param gate the local gate it occupies
+	 */
+	Grant(HoldRequest request, String owner, long fencingToken, Duration leaseTime, long acquiredNanos,
 			long validUntilNanos, long nextRenewalNanos, Gate gate) {
-		this(mode, key, name, owner, fencingToken, leaseTime, renewable, acquiredNanos, validUntilNanos,
-				nextRenewalNanos, gate, acquiredNanos, 0);
+		this(request.mode(), request.key(), request.name(), owner, fencingToken, leaseTime,
+				request.fixedLease() == null, acquiredNanos, validUntilNanos, nextRenewalNanos, gate, acquiredNanos, 0);
 	}
 
 	private Grant(LockMode mode, String key, String name, String owner, long fencingToken, Duration leaseTime,
@@ -283,13 +295,12 @@ final class Grant {
 	}
 
 	/**
-	 * Record the loss if the grant is still held (ACTIVE, or RELEASING when the release itself
-	 * discovers the loss).
+	 * Record the loss if the grant is still in the given state: {@link State#ACTIVE} while held,
+	 * {@link State#RELEASING} when the release itself discovers the loss.
 	 * @return the callbacks to run if this call recorded the loss, or {@code null} if the grant
-	 * was already released or lost
+	 * was in another state (already released or lost)
 	 */
-	List<Consumer<? super LockLostException>> markLost(String reason, boolean releasing) {
-		State from = releasing ? State.RELEASING : State.ACTIVE;
+	List<Consumer<? super LockLostException>> markLost(String reason, State from) {
 		if (!this.state.compareAndSet(from, State.LOST)) {
 			return null;
 		}
