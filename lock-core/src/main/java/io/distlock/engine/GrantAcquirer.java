@@ -18,7 +18,8 @@ import io.distlock.store.LockMode;
  * Takes holds: re-enters a hold the thread already has, and otherwise starts a
  * {@link PendingHold} (the gate, a handed-over grant or the store, and the waits between
  * attempts, all as continuations). The blocking API waits for it on the caller's thread; the
- * asynchronous API returns its future.
+ * asynchronous API returns its future. The pending hold reaches the registry's parts itself
+ * and answers only through its result, never by calling back.
  */
 final class GrantAcquirer {
 

@@ -15,9 +15,12 @@ import io.distlock.core.LockListener.ReleaseOutcome;
 import io.distlock.store.LockStore;
 
 /**
- * Releases holds: the inner holds of a reentrant grant locally, the outermost by handing it to a
- * waiting thread of this process (within the {@link LocalHandoff} limits) or in the store, and
- * says loudly when the grant turns out to have been lost.
+ * Releases holds: the inner holds of a reentrant grant locally, the outermost as its
+ * {@link ReleaseFate} says (handed to a waiting thread of this process within the
+ * {@link LocalHandoff} limits, kept by a checkpoint, kept until {@code holdAtLeast}, or released
+ * in the store), decided once per release in {@link #fate}; and says loudly when the grant turns
+ * out to have been lost. A lease calls it directly; it calls the store and the local gate, and
+ * nothing that called it.
  */
 final class GrantReleaser {
 
