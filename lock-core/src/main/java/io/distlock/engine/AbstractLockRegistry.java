@@ -9,9 +9,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -62,6 +59,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private final GrantAcquirer acquirer;
 
+	private final LeaseUpkeep upkeep;
+
 	/** Ends waits and runs the continuations of acquisitions between store attempts. */
 	private final ScheduledThreadPoolExecutor waits;
 
@@ -90,7 +89,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.deadlines = new CallDeadlines(this.waits);
 		GrantReleaser releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog,
 				this.loss, handoff, this.deadlines);
-		this.acquirer = new GrantAcquirer(new RegistryParts(this, store, settings, this.gates, handoff,
+		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines);
+		this.acquirer = new GrantAcquirer(new RegistryParts(this.upkeep, store, settings, this.gates, handoff,
 				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.waits, this.deadlines),
 				listener, this.threadHolds);
 	}
@@ -297,7 +297,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private void confirmQuietly(Grant grant) {
 		try {
-			confirm(grant);
+			this.upkeep.confirm(grant);
 		}
 		catch (RuntimeException ex) {
 			// A suspicion only: the watchdog's renewal and deadline still decide if the store
@@ -371,99 +371,6 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		}
 		HeldLease innermost = own.lockHolds().peekLast();
 		return (innermost != null) ? innermost : own.grant().primaryLease();
-	}
-
-	void addLostCallback(Grant grant, Consumer<? super LockLostException> callback) {
-		this.loss.addCallback(grant, callback);
-	}
-
-	boolean confirm(Grant grant) {
-		if (!grant.isValid()) {
-			return false;
-		}
-		if (StoreCalls.await(() -> this.store.isHeld(grant.heldKey()), StoreCalls.until(grant.validUntilNanos()))) {
-			return true;
-		}
-		this.loss.declare(grant, "the store no longer held it when it was confirmed");
-		return false;
-	}
-
-	CompletableFuture<Boolean> confirmAsync(Grant grant) {
-		if (!grant.isValid()) {
-			return CompletableFuture.completedFuture(false);
-		}
-		Duration bound = StoreCalls.until(grant.validUntilNanos());
-		CompletableFuture<Boolean> held;
-		try {
-			held = this.store.isHeld(grant.heldKey()).copy();
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		// Bounded by the lease's own validity, as the blocking confirm(): past it the answer no
-		// longer matters, and an unanswered confirmation is a failure, never a yes.
-		return held.orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS).handle((answer, failure) -> {
-			if (failure != null) {
-				Throwable cause = StoreCalls.unwrap(failure);
-				throw (cause instanceof TimeoutException) ? new StoreCalls.StoreTimeoutException(bound)
-						: StoreCalls.asRuntime(cause);
-			}
-			if (Boolean.TRUE.equals(answer)) {
-				return true;
-			}
-			this.loss.declare(grant, "the store no longer held it when it was confirmed");
-			return false;
-		});
-	}
-
-	/**
-	 * Extend a fixed lease to the given time from now, waiting for the store at most until the
-	 * lease's validity deadline.
-	 * @return whether the store still held the grant and now holds it for the new lease
-	 */
-	boolean extend(Grant grant, Duration leaseTime) {
-		// Bounded inside by the validity deadline; the margin here only covers scheduling.
-		return StoreCalls.await(() -> extendAsync(grant, leaseTime),
-				StoreCalls.until(grant.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
-	}
-
-	/**
-	 * Extend a fixed lease without waiting: one owner-compared call, bounded by the lease's
-	 * validity deadline.
-	 * @return completes with whether the store still held the grant, or exceptionally as
-	 * {@link LockLease#extend(Duration)} throws
-	 */
-	CompletableFuture<Boolean> extendAsync(Grant grant, Duration leaseTime) {
-		long sentNanos;
-		CompletableFuture<Boolean> call;
-		try {
-			this.watchdog.requireExtendable(grant, leaseTime);
-			sentNanos = System.nanoTime();
-			call = this.store.extend(grant.heldKey(), leaseTime);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		CompletableFuture<Boolean> extended = new CompletableFuture<>();
-		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenComplete((held, failure) -> {
-			if (failure != null) {
-				extended.completeExceptionally(StoreCalls.unwrap(failure));
-				return;
-			}
-			try {
-				if (held) {
-					this.watchdog.extended(grant, leaseTime, sentNanos);
-				}
-				else {
-					this.watchdog.extensionRefused(grant);
-				}
-				extended.complete(held);
-			}
-			catch (RuntimeException ex) {
-				extended.completeExceptionally(ex);
-			}
-		});
-		return extended;
 	}
 
 	void requireOpen() {

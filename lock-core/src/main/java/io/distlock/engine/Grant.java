@@ -102,24 +102,37 @@ final class Grant {
 	 */
 	Grant(HoldRequest request, String owner, long fencingToken, Duration leaseTime, long acquiredNanos,
 			long validUntilNanos, long nextRenewalNanos, Gate gate) {
-		this(request.mode(), request.key(), request.name(), owner, fencingToken, leaseTime,
-				request.fixedLease() == null, acquiredNanos, validUntilNanos, nextRenewalNanos, gate, acquiredNanos, 0);
-	}
-
-	private Grant(LockMode mode, String key, String name, String owner, long fencingToken, Duration leaseTime,
-			boolean renewable, long acquiredNanos, long validUntilNanos, long nextRenewalNanos, Gate gate,
-			long cohortStartNanos, int handoffs) {
-		this.key = key;
-		this.mode = mode;
-		this.name = name;
+		this.key = request.key();
+		this.mode = request.mode();
+		this.name = request.name();
 		this.owner = owner;
 		this.fencingToken = fencingToken;
 		this.leaseTime = leaseTime;
-		this.renewable = renewable;
+		this.renewable = request.fixedLease() == null;
 		this.acquiredNanos = acquiredNanos;
 		this.validUntilNanos = validUntilNanos;
 		this.nextRenewalNanos = nextRenewalNanos;
 		this.gate = gate;
+		this.cohortStartNanos = acquiredNanos;
+		this.handoffs = 0;
+	}
+
+	/**
+	 * Create a successor of a grant: the same key, owner, lease and gate in the store.
+	 */
+	private Grant(Grant predecessor, String name, long fencingToken, long acquiredNanos, long validUntilNanos,
+			long nextRenewalNanos, long cohortStartNanos, int handoffs) {
+		this.key = predecessor.key;
+		this.mode = predecessor.mode;
+		this.name = name;
+		this.owner = predecessor.owner;
+		this.fencingToken = fencingToken;
+		this.leaseTime = predecessor.leaseTime;
+		this.renewable = predecessor.renewable;
+		this.acquiredNanos = acquiredNanos;
+		this.validUntilNanos = validUntilNanos;
+		this.nextRenewalNanos = nextRenewalNanos;
+		this.gate = predecessor.gate;
 		this.cohortStartNanos = cohortStartNanos;
 		this.handoffs = handoffs;
 	}
@@ -133,9 +146,8 @@ final class Grant {
 	 * @return the successor grant, active and held once
 	 */
 	Grant handedOver(String name, long acquiredNanos) {
-		return new Grant(this.mode, this.key, name, this.owner, this.fencingToken + 1, this.leaseTime, this.renewable,
-				acquiredNanos, this.validUntilNanos, this.nextRenewalNanos, this.gate, this.cohortStartNanos,
-				this.handoffs + 1);
+		return new Grant(this, name, this.fencingToken + 1, acquiredNanos, this.validUntilNanos,
+				this.nextRenewalNanos, this.cohortStartNanos, this.handoffs + 1);
 	}
 
 	/**
@@ -149,8 +161,7 @@ final class Grant {
 	 * @return the kept grant, to be handed over
 	 */
 	Grant kept(long fencingToken, long sentNanos, long validUntilNanos, long nextRenewalNanos) {
-		return new Grant(this.mode, this.key, this.name, this.owner, fencingToken, this.leaseTime, this.renewable,
-				sentNanos, validUntilNanos, nextRenewalNanos, this.gate, sentNanos, 0);
+		return new Grant(this, this.name, fencingToken, sentNanos, validUntilNanos, nextRenewalNanos, sentNanos, 0);
 	}
 
 	long cohortStartNanos() {

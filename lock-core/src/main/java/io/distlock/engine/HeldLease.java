@@ -80,7 +80,7 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public boolean confirm() {
-		return !this.released && this.parts.registry().confirm(this.grant);
+		return !this.released && this.parts.upkeep().confirm(this.grant);
 	}
 
 	@Override
@@ -88,7 +88,7 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return this.parts.registry().confirmAsync(this.grant);
+		return this.parts.upkeep().confirmAsync(this.grant);
 	}
 
 	@Override
@@ -96,7 +96,7 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			throw releasedException();
 		}
-		return this.parts.registry().extend(this.grant, leaseTime);
+		return this.parts.upkeep().extend(this.grant, leaseTime);
 	}
 
 	@Override
@@ -104,7 +104,7 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			return CompletableFuture.failedFuture(releasedException());
 		}
-		return this.parts.registry().extendAsync(this.grant, leaseTime);
+		return this.parts.upkeep().extendAsync(this.grant, leaseTime);
 	}
 
 	private IllegalStateException releasedException() {
@@ -113,7 +113,7 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public LockLease onLost(Consumer<? super LockLostException> callback) {
-		this.parts.registry().addLostCallback(this.grant, callback);
+		this.parts.upkeep().addLostCallback(this.grant, callback);
 		return this;
 	}
 

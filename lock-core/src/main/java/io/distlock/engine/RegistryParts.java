@@ -10,7 +10,7 @@ import io.distlock.store.LockStore;
  * that started it: the acquirer starts a {@link PendingHold}, which asks the store, and a lease
  * asks the {@link GrantReleaser} itself.
  *
- * @param registry the registry, for the leases' confirmations, extensions and loss callbacks
+ * @param upkeep what a lease asks of the store besides its release
  * @param store where grants live
  * @param settings the validated options
  * @param gates the local per-key gates
@@ -22,7 +22,7 @@ import io.distlock.store.LockStore;
  * shut down when the registry closes
  * @param deadlines bounds store calls by their callers' deadlines
  */
-record RegistryParts(AbstractLockRegistry registry, LockStore store, RegistrySettings settings, KeyGates gates,
+record RegistryParts(LeaseUpkeep upkeep, LockStore store, RegistrySettings settings, KeyGates gates,
 		LocalHandoff handoff, ReleaseNotifications notifications, Watchdog watchdog, GrantReleaser releaser,
 		ScheduledExecutorService timer, CallDeadlines deadlines) {
 
