@@ -9,7 +9,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -17,7 +16,6 @@ import org.apache.commons.logging.LogFactory;
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.HeldLock;
-import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
@@ -61,7 +59,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private final GrantAcquirer acquirer;
 
-	private final GrantReleaser releaser;
+	private final LeaseUpkeep upkeep;
 
 	/** Ends waits and runs the continuations of acquisitions between store attempts. */
 	private final ScheduledThreadPoolExecutor waits;
@@ -80,8 +78,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.settings = settings;
 		GuardedLockListener listener = new GuardedLockListener(settings.listener());
 		this.loss = new LossSignal(listener);
-		this.watchdog = new Watchdog(store, settings, listener,
-				(grant, reason) -> this.loss.declare(grant, reason, false));
+		this.watchdog = new Watchdog(store, settings, listener, this.loss::declare);
 		LocalHandoff handoff = new LocalHandoff(store, settings);
 		this.waits = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 			Thread thread = new Thread(runnable, "distlock-wait-" + settings.instanceId());
@@ -90,10 +87,12 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		});
 		this.waits.setRemoveOnCancelPolicy(true);
 		this.deadlines = new CallDeadlines(this.waits);
-		this.acquirer = new GrantAcquirer(this, store, settings, listener, this.gates, this.threadHolds, this.watchdog,
-				new ReleaseNotifications(store, settings), handoff, this.waits, this.deadlines);
-		this.releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog, this.loss,
-				handoff, this.deadlines);
+		GrantReleaser releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog,
+				this.loss, handoff, this.deadlines);
+		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines);
+		this.acquirer = new GrantAcquirer(new RegistryParts(this.upkeep, store, settings, this.gates, handoff,
+				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.waits, this.deadlines),
+				listener, this.threadHolds);
 	}
 
 	/**
@@ -135,17 +134,17 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	@Override
 	public LockLease acquire(LockRequest request) {
-		HeldLease lease = acquireLease(request);
+		HoldRequest hold = holdRequest(request, HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
+		HeldLease lease = holdFor(hold);
 		if (lease == null) {
-			throw new LockAcquisitionException(request.key(), "Could not acquire lock for key '" + request.key()
-					+ "' within " + request.waitTime().toMillis() + "ms", null);
+			throw hold.notAcquired();
 		}
 		return lease;
 	}
 
 	@Override
 	public Optional<LockLease> tryAcquire(LockRequest request) {
-		return Optional.ofNullable(acquireLease(request));
+		return Optional.ofNullable(holdFor(holdRequest(request, HoldRequest.Waiter.INTERRUPTIBLE_THREAD)));
 	}
 
 	/**
@@ -157,19 +156,15 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	 */
 	@Override
 	public CompletionStage<LockLease> acquireAsync(LockRequest request) {
+		HoldRequest hold;
 		try {
-			usableKey(request.key());
-			if (request.leaseTime() != null) {
-				this.settings.requireGrantable(request.leaseTime(), "leaseTime");
-			}
+			hold = holdRequest(request, HoldRequest.Waiter.CONTINUATION);
 			requireOpen();
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		// Owned by its lease: never re-entered by a thread, released by whoever holds the lease.
-		return this.acquirer.holdAsync(new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE,
-				request.key(), request.name(), request.waitTime().toNanos(), request.leaseTime(), false, true));
+		return this.acquirer.holdAsync(hold);
 	}
 
 	@Override
@@ -277,7 +272,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		for (Gate gate : this.gates.all()) {
 			Grant grant = gate.grant();
 			if (grant != null) {
-				this.loss.declare(grant, "its registry was closed while it was held", false);
+				this.loss.declare(grant, "its registry was closed while it was held");
 			}
 		}
 		this.store.close();
@@ -302,7 +297,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private void confirmQuietly(Grant grant) {
 		try {
-			confirm(grant);
+			this.upkeep.confirm(grant);
 		}
 		catch (RuntimeException ex) {
 			// A suspicion only: the watchdog's renewal and deadline still decide if the store
@@ -313,21 +308,22 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	// ---- used by RegistryLock and HeldLease
 
-	boolean lockForThread(LockMode mode, String key, long waitNanos, boolean interruptible)
+	boolean lockForThread(LockMode mode, String key, long waitNanos, HoldRequest.Waiter waiter)
 			throws InterruptedException {
-		return lockForThread(mode, key, waitNanos, null, interruptible);
+		return lockForThread(mode, key, waitNanos, null, waiter);
 	}
 
 	/**
 	 * Take a hold for the calling thread through its {@link DistLock} view.
 	 * @param fixedLease the fixed lease, or {@code null} for the watchdog
+	 * @param waiter whether an interrupt ends the wait
 	 */
-	boolean lockForThread(LockMode mode, String key, long waitNanos, Duration fixedLease, boolean interruptible)
+	boolean lockForThread(LockMode mode, String key, long waitNanos, Duration fixedLease, HoldRequest.Waiter waiter)
 			throws InterruptedException {
 		if (fixedLease != null) {
 			this.settings.requireGrantable(fixedLease, "leaseTime");
 		}
-		if (interruptible && Thread.interrupted()) {
+		if (waiter == HoldRequest.Waiter.INTERRUPTIBLE_THREAD && Thread.interrupted()) {
 			// As ReentrantLock: an interruptible acquisition by an interrupted thread does not start.
 			throw new InterruptedException();
 		}
@@ -338,8 +334,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			// for that. The loss itself is still told by onLost and by unlock() of the lost hold.
 			return false;
 		}
-		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease, true,
-				interruptible));
+		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease,
+				HoldRequest.Holder.THREAD, waiter));
 		if (lease == null) {
 			return false;
 		}
@@ -377,104 +373,6 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		return (innermost != null) ? innermost : own.grant().primaryLease();
 	}
 
-	void addLostCallback(Grant grant, Consumer<? super LockLostException> callback) {
-		this.loss.addCallback(grant, callback);
-	}
-
-	boolean confirm(Grant grant) {
-		if (!grant.isValid()) {
-			return false;
-		}
-		if (StoreCalls.await(() -> this.store.isHeld(grant.heldKey()), StoreCalls.until(grant.validUntilNanos()))) {
-			return true;
-		}
-		this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
-		return false;
-	}
-
-	CompletableFuture<Boolean> confirmAsync(Grant grant) {
-		if (!grant.isValid()) {
-			return CompletableFuture.completedFuture(false);
-		}
-		Duration bound = StoreCalls.until(grant.validUntilNanos());
-		CompletableFuture<Boolean> held;
-		try {
-			held = this.store.isHeld(grant.heldKey());
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		// Bounded by the lease's own validity, as the blocking confirm(): past it the answer no
-		// longer matters, and an unanswered confirmation is a failure, never a yes.
-		// The registry's coarse deadline tick, not a timer per call: cancelling a timer when the
-		// reply comes would take the timer queue's lock on the driver's event loop.
-		return this.deadlines.within(held, bound).handle((answer, failure) -> {
-			if (failure != null) {
-				throw StoreCalls.asRuntime(failure);
-			}
-			if (Boolean.TRUE.equals(answer)) {
-				return true;
-			}
-			this.loss.declare(grant, "the store no longer held it when it was confirmed", false);
-			return false;
-		});
-	}
-
-	void releaseHold(HeldLease lease, Duration holdAtLeast) {
-		// Bounded inside: a release waits at most RELEASE_TIMEOUT for the store, then the key is
-		// left to expire. The margin here only covers scheduling.
-		StoreCalls.await(() -> this.releaser.releaseHold(lease, holdAtLeast),
-				StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
-	}
-
-	CompletableFuture<Void> releaseHoldAsync(HeldLease lease, Duration holdAtLeast) {
-		return StoreCalls.shielded(() -> this.releaser.releaseHold(lease, holdAtLeast));
-	}
-
-	/**
-	 * Extend a fixed lease to the given time from now, waiting for the store at most until the
-	 * lease's validity deadline.
-	 * @return whether the store still held the grant and now holds it for the new lease
-	 */
-	boolean extend(Grant grant, Duration leaseTime) {
-		// Bounded inside by the validity deadline; the margin here only covers scheduling.
-		return StoreCalls.await(() -> extendAsync(grant, leaseTime),
-				StoreCalls.until(grant.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
-	}
-
-	/**
-	 * Extend a fixed lease without waiting: one owner-compared call, bounded by the lease's
-	 * validity deadline.
-	 * @return completes with whether the store still held the grant, or exceptionally as
-	 * {@link LockLease#extend(Duration)} throws
-	 */
-	CompletableFuture<Boolean> extendAsync(Grant grant, Duration leaseTime) {
-		long sentNanos;
-		CompletableFuture<Boolean> call;
-		try {
-			this.watchdog.requireExtendable(grant, leaseTime);
-			sentNanos = System.nanoTime();
-			call = this.store.extend(grant.heldKey(), leaseTime);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		CompletableFuture<Boolean> extended = new CompletableFuture<>();
-		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenComplete((held, failure) -> {
-			if (failure != null) {
-				extended.completeExceptionally(StoreCalls.unwrap(failure));
-				return;
-			}
-			try {
-				extended.complete(this.watchdog.extended(grant, leaseTime, sentNanos, held));
-			}
-			catch (RuntimeException ex) {
-				extended.completeExceptionally(ex);
-			}
-		});
-		return extended;
-	}
-
 	void requireOpen() {
 		if (this.closed) {
 			throw new IllegalStateException("Lock registry is closed");
@@ -486,25 +384,40 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		return this.threadHolds.find(KeyGates.gateKey(mode, key, current, 0), current);
 	}
 
+	/**
+	 * Check a key given as a string: the rule every {@link LockRequest} applies, then the
+	 * store's own.
+	 */
 	private String usableKey(String key) {
 		LockKeys.requireUsable(key);
 		this.store.checkKey(key);
 		return key;
 	}
 
-	private HeldLease acquireLease(LockRequest request) {
-		usableKey(request.key());
+	/**
+	 * Return the engine's request for a {@link LockRequest}, which checked its key already: only
+	 * the store's rule is left to check, and the lease against this registry's settings.
+	 */
+	private HoldRequest holdRequest(LockRequest request, HoldRequest.Waiter waiter) {
+		this.store.checkKey(request.key());
 		if (request.leaseTime() != null) {
 			this.settings.requireGrantable(request.leaseTime(), "leaseTime");
 		}
+		// An asynchronous hold is owned by its lease: never re-entered by a thread, released by
+		// whoever holds the lease.
+		HoldRequest.Holder holder = (waiter != HoldRequest.Waiter.CONTINUATION && request.ownedByThread())
+				? HoldRequest.Holder.THREAD : HoldRequest.Holder.LEASE;
+		return new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, request.key(), request.name(),
+				request.waitTime().toNanos(), request.leaseTime(), holder, waiter);
+	}
+
+	private HeldLease holdFor(HoldRequest request) {
 		try {
-			return hold(new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, request.key(),
-					request.name(), request.waitTime().toNanos(), request.leaseTime(), request.ownedByThread(), true));
+			return hold(request);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LockAcquisitionException(request.key(),
-					"Interrupted while waiting for lock for key '" + request.key() + "'", ex);
+			throw request.interrupted(ex);
 		}
 	}
 

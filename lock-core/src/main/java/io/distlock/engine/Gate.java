@@ -84,11 +84,11 @@ final class Gate {
 	/**
 	 * Queue for the gate behind the acquisitions already waiting, or pass it at once if it is
 	 * free.
-	 * @param acceptsHandoff whether the waiter can take a grant handed over by the last holder
+	 * @param handedGrant whether the waiter can take a grant handed over by the last holder
 	 * @return the waiter, whose {@link Waiter#admission()} completes when it is admitted
 	 */
-	Waiter enter(boolean acceptsHandoff) {
-		Waiter waiter = new Waiter(acceptsHandoff);
+	Waiter enter(HandedGrant handedGrant) {
+		Waiter waiter = new Waiter(handedGrant);
 		this.lock.lock();
 		try {
 			if (!this.occupied) {
@@ -279,6 +279,17 @@ final class Gate {
 
 	}
 
+	/** Whether a waiter can take a grant handed over by the last holder. */
+	enum HandedGrant {
+
+		/** It can: it asks for an exclusive grant the watchdog renews. */
+		ACCEPTED,
+
+		/** It cannot: it must ask the store itself. */
+		REFUSED
+
+	}
+
 	/** One acquisition waiting to pass the gate. */
 	static final class Waiter {
 
@@ -286,8 +297,8 @@ final class Gate {
 
 		private final CompletableFuture<Admission> admission = new CompletableFuture<>();
 
-		private Waiter(boolean acceptsHandoff) {
-			this.acceptsHandoff = acceptsHandoff;
+		private Waiter(HandedGrant handedGrant) {
+			this.acceptsHandoff = handedGrant == HandedGrant.ACCEPTED;
 		}
 
 		/**

@@ -88,26 +88,51 @@ final class Grant {
 	/** Guarded by itself; never held around I/O or while running a callback. */
 	private final List<Consumer<? super LockLostException>> lostCallbacks = new ArrayList<>(1);
 
-	Grant(LockMode mode, String key, String name, String owner, long fencingToken, Duration leaseTime, boolean renewable, long acquiredNanos,
+	/**
+	 * Create the grant the store gave to a request.
+	 * @param request the request; a request without a fixed lease makes a grant the watchdog
+	 * renews
+	 * @param owner the owner written in the store
+	 * @param fencingToken the token the store minted
+	 * @param leaseTime the lease the store set
+	 * @param acquiredNanos when the request that got it was sent
+	 * @param validUntilNanos the validity deadline
+	 * @param nextRenewalNanos when to renew it first
+	 * @param gate the local gate it occupies
+	 */
+	Grant(HoldRequest request, String owner, long fencingToken, Duration leaseTime, long acquiredNanos,
 			long validUntilNanos, long nextRenewalNanos, Gate gate) {
-		this(mode, key, name, owner, fencingToken, leaseTime, renewable, acquiredNanos, validUntilNanos,
-				nextRenewalNanos, gate, acquiredNanos, 0);
-	}
-
-	private Grant(LockMode mode, String key, String name, String owner, long fencingToken, Duration leaseTime,
-			boolean renewable, long acquiredNanos, long validUntilNanos, long nextRenewalNanos, Gate gate,
-			long cohortStartNanos, int handoffs) {
-		this.key = key;
-		this.mode = mode;
-		this.name = name;
+		this.key = request.key();
+		this.mode = request.mode();
+		this.name = request.name();
 		this.owner = owner;
 		this.fencingToken = fencingToken;
 		this.leaseTime = leaseTime;
-		this.renewable = renewable;
+		this.renewable = request.fixedLease() == null;
 		this.acquiredNanos = acquiredNanos;
 		this.validUntilNanos = validUntilNanos;
 		this.nextRenewalNanos = nextRenewalNanos;
 		this.gate = gate;
+		this.cohortStartNanos = acquiredNanos;
+		this.handoffs = 0;
+	}
+
+	/**
+	 * Create a successor of a grant: the same key, owner, lease and gate in the store.
+	 */
+	private Grant(Grant predecessor, String name, long fencingToken, long acquiredNanos, long validUntilNanos,
+			long nextRenewalNanos, long cohortStartNanos, int handoffs) {
+		this.key = predecessor.key;
+		this.mode = predecessor.mode;
+		this.name = name;
+		this.owner = predecessor.owner;
+		this.fencingToken = fencingToken;
+		this.leaseTime = predecessor.leaseTime;
+		this.renewable = predecessor.renewable;
+		this.acquiredNanos = acquiredNanos;
+		this.validUntilNanos = validUntilNanos;
+		this.nextRenewalNanos = nextRenewalNanos;
+		this.gate = predecessor.gate;
 		this.cohortStartNanos = cohortStartNanos;
 		this.handoffs = handoffs;
 	}
@@ -121,9 +146,8 @@ final class Grant {
 	 * @return the successor grant, active and held once
 	 */
 	Grant handedOver(String name, long acquiredNanos) {
-		return new Grant(this.mode, this.key, name, this.owner, this.fencingToken + 1, this.leaseTime, this.renewable,
-				acquiredNanos, this.validUntilNanos, this.nextRenewalNanos, this.gate, this.cohortStartNanos,
-				this.handoffs + 1);
+		return new Grant(this, name, this.fencingToken + 1, acquiredNanos, this.validUntilNanos,
+				this.nextRenewalNanos, this.cohortStartNanos, this.handoffs + 1);
 	}
 
 	/**
@@ -137,8 +161,7 @@ final class Grant {
 	 * @return the kept grant, to be handed over
 	 */
 	Grant kept(long fencingToken, long sentNanos, long validUntilNanos, long nextRenewalNanos) {
-		return new Grant(this.mode, this.key, this.name, this.owner, fencingToken, this.leaseTime, this.renewable,
-				sentNanos, validUntilNanos, nextRenewalNanos, this.gate, sentNanos, 0);
+		return new Grant(this, this.name, fencingToken, sentNanos, validUntilNanos, nextRenewalNanos, sentNanos, 0);
 	}
 
 	long cohortStartNanos() {
@@ -283,13 +306,12 @@ final class Grant {
 	}
 
 	/**
-	 * Record the loss if the grant is still held (ACTIVE, or RELEASING when the release itself
-	 * discovers the loss).
+	 * Record the loss if the grant is still in the given state: {@link State#ACTIVE} while held,
+	 * {@link State#RELEASING} when the release itself discovers the loss.
 	 * @return the callbacks to run if this call recorded the loss, or {@code null} if the grant
-	 * was already released or lost
+	 * was in another state (already released or lost)
 	 */
-	List<Consumer<? super LockLostException>> markLost(String reason, boolean releasing) {
-		State from = releasing ? State.RELEASING : State.ACTIVE;
+	List<Consumer<? super LockLostException>> markLost(String reason, State from) {
 		if (!this.state.compareAndSet(from, State.LOST)) {
 			return null;
 		}

@@ -3,10 +3,6 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
@@ -16,58 +12,31 @@ import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 
-import io.distlock.store.LockStore;
 import io.distlock.store.LockMode;
 
 /**
  * Takes holds: re-enters a hold the thread already has, and otherwise starts a
  * {@link PendingHold} (the gate, a handed-over grant or the store, and the waits between
  * attempts, all as continuations). The blocking API waits for it on the caller's thread; the
- * asynchronous API returns its future.
+ * asynchronous API returns its future. The pending hold reaches the registry's parts itself
+ * and answers only through its result, never by calling back.
  */
 final class GrantAcquirer {
 
 	private static final Log logger = LogFactory.getLog(GrantAcquirer.class);
 
-	private final AbstractLockRegistry registry;
-
-	private final LockStore store;
-
-	private final RegistrySettings settings;
+	private final RegistryParts parts;
 
 	private final LockListener listener;
-
-	private final KeyGates gates;
-
-	private final Watchdog watchdog;
-
-	private final ReleaseNotifications notifications;
-
-	private final LocalHandoff handoff;
 
 	private final ThreadHolds threadHolds;
 
 	private final AtomicLong sequence = new AtomicLong();
 
-	/** Ends waits and runs the continuations that call the store after one. */
-	private final ScheduledExecutorService timer;
-
-	private final CallDeadlines deadlines;
-
-	GrantAcquirer(AbstractLockRegistry registry, LockStore store, RegistrySettings settings, LockListener listener,
-			KeyGates gates, ThreadHolds threadHolds, Watchdog watchdog, ReleaseNotifications notifications,
-			LocalHandoff handoff, ScheduledExecutorService timer, CallDeadlines deadlines) {
-		this.timer = timer;
-		this.deadlines = deadlines;
-		this.handoff = handoff;
-		this.threadHolds = threadHolds;
-		this.registry = registry;
-		this.store = store;
-		this.settings = settings;
+	GrantAcquirer(RegistryParts parts, LockListener listener, ThreadHolds threadHolds) {
+		this.parts = parts;
 		this.listener = listener;
-		this.gates = gates;
-		this.watchdog = watchdog;
-		this.notifications = notifications;
+		this.threadHolds = threadHolds;
 	}
 
 	/**
@@ -83,7 +52,8 @@ final class GrantAcquirer {
 		String gateKey = KeyGates.gateKey(request.mode(), request.key(), request.ownedByThread() ? current : null,
 				holdId);
 		// Every hold keeps a reference to its gate, re-entered ones too, until it is released.
-		Gate gate = this.gates.retain(gateKey, request.key(), request.mode());
+		KeyGates gates = this.parts.gates();
+		Gate gate = gates.retain(gateKey, request.key(), request.mode());
 		String writeOwner;
 		try {
 			ThreadHolds.Bound own = request.ownedByThread() ? this.threadHolds.find(gateKey, current) : null;
@@ -93,20 +63,15 @@ final class GrantAcquirer {
 			writeOwner = request.ownedByThread() ? heldWriteOwner(request, current) : null;
 		}
 		catch (RuntimeException ex) {
-			this.gates.release(gate);
+			gates.release(gate);
 			throw ex;
 		}
 		this.listener.onAcquiring(request.name(), request.key());
-		PendingHold pending = new PendingHold(this, request, gate, holdId, startNanos, writeOwner, false);
+		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, writeOwner);
 		HeldLease lease;
 		try {
-			// The first attempt is sent from this thread: its interrupt must not cancel it, and
-			// an interruptible wait still sees the flag right after.
-			StoreCalls.shielded(() -> {
-				pending.start();
-				return null;
-			});
-			lease = await(pending, request.interruptible());
+			pending.start();
+			lease = await(pending, request.waiter());
 		}
 		catch (RuntimeException | InterruptedException ex) {
 			this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), ex);
@@ -128,13 +93,14 @@ final class GrantAcquirer {
 	 * completes with the lease, or exceptionally with {@link LockAcquisitionException} when the
 	 * wait ran out or the store failed. Cancelling it gives up the place in line; a grant that
 	 * races the cancellation is released.
+	 * @param request a request whose holder is its lease and whose waiter a continuation
 	 */
 	CompletableFuture<LockLease> holdAsync(HoldRequest request) {
 		long startNanos = System.nanoTime();
 		long holdId = this.sequence.incrementAndGet();
-		Gate gate = this.gates.retain(KeyGates.gateKey(request.mode(), request.key(), null, holdId), request.key(),
-				request.mode());
-		PendingHold pending = new PendingHold(this, request, gate, holdId, startNanos, null, true);
+		Gate gate = this.parts.gates().retain(KeyGates.gateKey(request.mode(), request.key(), null, holdId),
+				request.key(), request.mode());
+		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, null);
 		// Told on the asking thread, where an observation in scope is the acquisition's parent.
 		LockListener.Acquisition told = this.listener.onAsyncAcquiring(request.name(), request.key());
 		CompletableFuture<LockLease> caller = new CompletableFuture<>();
@@ -147,26 +113,18 @@ final class GrantAcquirer {
 			if (failure != null || lease == null) {
 				Throwable cause = (failure != null) ? StoreCalls.unwrap(failure) : null;
 				told.notAcquired(elapsed(startNanos), cause);
-				caller.completeExceptionally((cause != null) ? cause : notAcquired(request));
+				caller.completeExceptionally((cause != null) ? cause : request.notAcquired());
 				return;
 			}
 			logAcquired(lease);
 			told.acquired(lease, elapsed(startNanos));
 			if (!caller.complete(lease)) {
 				// The caller cancelled as the grant arrived.
-				releaseUnwanted(lease);
+				lease.releaseUnwanted();
 			}
 		});
-		StoreCalls.shielded(() -> {
-			pending.start();
-			return null;
-		});
+		pending.start();
 		return caller;
-	}
-
-	static LockAcquisitionException notAcquired(HoldRequest request) {
-		return new LockAcquisitionException(request.key(), "Could not acquire lock for key '" + request.key()
-				+ "' within " + TimeUnit.NANOSECONDS.toMillis(request.waitNanos()) + "ms", null);
 	}
 
 	private void acquired(HeldLease lease, long startNanos) {
@@ -184,7 +142,7 @@ final class GrantAcquirer {
 	/**
 	 * Wait for a pending hold on the calling thread.
 	 */
-	private static HeldLease await(PendingHold pending, boolean interruptible) throws InterruptedException {
+	private static HeldLease await(PendingHold pending, HoldRequest.Waiter waiter) throws InterruptedException {
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -192,7 +150,7 @@ final class GrantAcquirer {
 					return pending.result().get();
 				}
 				catch (InterruptedException ex) {
-					if (interruptible && pending.cancel()) {
+					if (waiter == HoldRequest.Waiter.INTERRUPTIBLE_THREAD && pending.cancel()) {
 						interrupted = false;
 						throw ex;
 					}
@@ -220,7 +178,7 @@ final class GrantAcquirer {
 			throw grant.lostException();
 		}
 		grant.holds().incrementAndGet();
-		return new HeldLease(this.registry, grant);
+		return new HeldLease(this.parts, grant);
 	}
 
 	/**
@@ -241,134 +199,6 @@ final class GrantAcquirer {
 		ThreadHolds.Bound write = this.threadHolds.find(KeyGates.gateKey(LockMode.WRITE, request.key(), current, 0),
 				current);
 		return (write != null && write.grant().isActive()) ? write.grant().owner() : null;
-	}
-
-	// ---- used by PendingHold
-
-	RegistrySettings settings() {
-		return this.settings;
-	}
-
-	ReleaseNotifications notifications() {
-		return this.notifications;
-	}
-
-	/**
-	 * Bound a store call by the caller's deadline.
-	 */
-	<T> CompletableFuture<T> within(CompletableFuture<T> call, Duration bound) {
-		return this.deadlines.within(call, bound);
-	}
-
-	Duration acquireAllowance() {
-		return this.store.acquireAllowance();
-	}
-
-	boolean acceptsHandoff(HoldRequest request) {
-		return this.handoff.accepts(request);
-	}
-
-	void requireOpen() {
-		this.registry.requireOpen();
-	}
-
-	/**
-	 * Run a continuation on the timer; once the registry is closed, on the calling thread, where
-	 * it finds the registry closed and ends.
-	 */
-	void execute(Runnable task) {
-		try {
-			this.timer.execute(task);
-		}
-		catch (RejectedExecutionException ex) {
-			task.run();
-		}
-	}
-
-	/**
-	 * Run a task after a delay on the timer; once the registry is closed, at once.
-	 * @return the scheduled task, or {@code null} if it already ran
-	 */
-	ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-		try {
-			return this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			task.run();
-			return null;
-		}
-	}
-
-	Grant takeOver(Grant handed, String name) {
-		return this.handoff.takeOver(handed, name);
-	}
-
-	/**
-	 * Send one attempt to the store.
-	 */
-	CompletableFuture<LockStore.Acquisition> send(HoldRequest request, String owner, Duration leaseTime,
-			long remainingNanos, String writeOwner) {
-		return (writeOwner != null) ? this.store.tryAcquireReadUnderWrite(request.key(), owner, leaseTime, writeOwner)
-				: this.store.tryAcquire(request.mode(), request.key(), owner, leaseTime, waitHint(remainingNanos));
-	}
-
-	/**
-	 * Give back whatever an attempt may hold, owner-compared, without waiting: after a failed
-	 * or late acquisition, or a fair waiter that leaves the queue.
-	 */
-	void giveBack(LockMode mode, String key, String owner) {
-		CompletableFuture<Boolean> call;
-		try {
-			call = this.store.release(mode, key, owner);
-		}
-		catch (RuntimeException ex) {
-			call = CompletableFuture.failedFuture(ex);
-		}
-		this.deadlines.within(call, StoreCalls.RELEASE_TIMEOUT).whenComplete((released, failure) -> {
-			if (failure != null) {
-				// Best effort; the key expires with its lease anyway.
-				logger.debug("Could not give back lock for key '" + key + "' after a failed acquisition", failure);
-			}
-		});
-	}
-
-	/**
-	 * Make a grant a hold: the lease, the gate's occupant, the watchdog's charge.
-	 */
-	HeldLease hold(Grant grant) {
-		HeldLease lease = new HeldLease(this.registry, grant);
-		grant.primaryLease(lease);
-		grant.gate().occupy(grant);
-		this.watchdog.watch(grant);
-		return lease;
-	}
-
-	/**
-	 * Release a hold granted to an acquisition that was given up meanwhile.
-	 */
-	void releaseUnwanted(HeldLease lease) {
-		lease.releaseAsync().whenComplete((released, failure) -> {
-			if (failure != null) {
-				logger.debug("Released lock for key '" + lease.key() + "' granted after its acquisition was given up",
-						failure);
-			}
-		});
-	}
-
-	/**
-	 * Drop an acquisition's reference to its gate once it ends without a grant.
-	 */
-	void notAcquired(Gate gate) {
-		this.gates.release(gate);
-	}
-
-	private Duration waitHint(long remainingNanos) {
-		if (remainingNanos <= 0 || !this.notifications.enabled()) {
-			return Duration.ZERO;
-		}
-		// Every attempt refreshes the hint, and the next attempt comes within one retry interval.
-		long hint = Math.min(remainingNanos, this.settings.retryInterval().toNanos() * 2);
-		return Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(hint)));
 	}
 
 	private static Duration elapsed(long startNanos) {

@@ -15,9 +15,12 @@ import io.distlock.core.LockListener.ReleaseOutcome;
 import io.distlock.store.LockStore;
 
 /**
- * Releases holds: the inner holds of a reentrant grant locally, the outermost by handing it to a
- * waiting thread of this process (within the {@link LocalHandoff} limits) or in the store, and
- * says loudly when the grant turns out to have been lost.
+ * Releases holds: the inner holds of a reentrant grant locally, the outermost as its
+ * {@link ReleaseFate} says (handed to a waiting thread of this process within the
+ * {@link LocalHandoff} limits, kept by a checkpoint, kept until {@code holdAtLeast}, or released
+ * in the store), decided once per release in {@link #fate}; and says loudly when the grant turns
+ * out to have been lost. A lease calls it directly; it calls the store and the local gate, and
+ * nothing that called it.
  */
 final class GrantReleaser {
 
@@ -59,48 +62,130 @@ final class GrantReleaser {
 	/**
 	 * Release one hold. Completes when the release is decided (handed over, or answered by the
 	 * store within {@link StoreCalls#RELEASE_TIMEOUT}, or left to expire), exceptionally with
-	 * {@link io.distlock.core.LockLostException} when the grant turned out to have been lost.
+	 * {@link io.distlock.core.LockLostException} when the grant turned out to have been lost. The
+	 * store call is sent out of reach of the calling thread's interrupt: an interrupted holder's
+	 * release must still reach the store (see {@link StoreCalls#shielded}).
 	 */
-	CompletableFuture<Void> releaseHold(HeldLease lease, Duration holdAtLeast) {
+	CompletableFuture<Void> release(HeldLease lease, Duration holdAtLeast) {
 		Grant grant = lease.grant();
 		if (grant.holds().decrementAndGet() > 0) {
 			this.gates.release(grant.gate());
 			return grant.isLost() ? CompletableFuture.failedFuture(grant.lostException()) : DONE;
 		}
-		return releaseGrant(grant, holdAtLeast);
+		boolean interrupted = Thread.interrupted();
+		try {
+			return releaseGrant(grant, holdAtLeast);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	private CompletableFuture<Void> releaseGrant(Grant grant, Duration holdAtLeast) {
-		boolean wasActive = grant.beginRelease();
+		grant.beginRelease();
 		this.watchdog.unwatch(grant);
 		long now = System.nanoTime();
-		boolean mayHandOff = wasActive && keepNanos(grant, holdAtLeast, now) < MIN_KEEP_NANOS;
-		if (mayHandOff && this.handoff.handOff(grant, now)) {
-			handedOver(grant, now);
-			return DONE;
+		ReleaseFate fate = fate(grant, holdAtLeast, now);
+		if (fate == ReleaseFate.HAND_OFF) {
+			if (grant.gate().handOff(grant)) {
+				handedOver(grant, now);
+				return DONE;
+			}
+			// The waiter gave up since the decision: nobody here takes the grant.
+			fate = ReleaseFate.RELEASE;
 		}
 		long sentNanos = System.nanoTime();
 		CompletableFuture<LockStore.Release> call;
 		try {
-			call = (mayHandOff && this.handoff.wantsCheckpoint(grant, sentNanos))
-					? this.handoff.checkpoint(grant, sentNanos) : releaseInStore(grant, holdAtLeast);
+			call = send(grant, fate, holdAtLeast, sentNanos);
 		}
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
+		ReleaseFate decided = fate;
 		return this.deadlines.within(call, StoreCalls.RELEASE_TIMEOUT)
-			.handle((released, failure) -> released(grant, wasActive, now, sentNanos, released, failure));
+			.handle((released, failure) -> released(grant, decided, now, sentNanos, released, failure));
+	}
+
+	/**
+	 * Decide what becomes of a grant whose last hold is released: the one place that does.
+	 */
+	private ReleaseFate fate(Grant grant, Duration holdAtLeast, long nowNanos) {
+		if (keepNanos(grant, holdAtLeast, nowNanos) >= MIN_KEEP_NANOS) {
+			return ReleaseFate.KEEP;
+		}
+		if (grant.state() != Grant.State.RELEASING) {
+			// Lost while held: release whatever the store may still hold of it, owner-compared.
+			return ReleaseFate.RELEASE;
+		}
+		// The gate is asked last: an uncontended release reads two limits and one queue.
+		if (this.handoff.withinLimits(grant, nowNanos)) {
+			return (this.handoff.canHandOff(grant, nowNanos) && grant.gate().hasWaiterAcceptingHandoff())
+					? ReleaseFate.HAND_OFF : ReleaseFate.RELEASE;
+		}
+		return (this.handoff.canCheckpoint(grant) && grant.gate().hasWaiterAcceptingHandoff())
+				? ReleaseFate.CHECKPOINT : ReleaseFate.RELEASE_YIELDING;
+	}
+
+	/**
+	 * Send the store call the fate asks for.
+	 * @return whether the grant was still ours and whether another holder waits, or
+	 * {@link LockStore.Release#KEPT} if a checkpoint kept it and a waiter here took it
+	 */
+	private CompletableFuture<LockStore.Release> send(Grant grant, ReleaseFate fate, Duration holdAtLeast,
+			long sentNanos) {
+		return switch (fate) {
+			case KEEP -> this.store
+				.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos(grant, holdAtLeast, sentNanos)))
+				.thenApply((renewed) -> released(renewed[0]));
+			case CHECKPOINT -> checkpoint(grant, sentNanos);
+			case HAND_OFF, RELEASE, RELEASE_YIELDING -> releaseInStore(grant);
+		};
+	}
+
+	/**
+	 * Keep the grant for this process if no other process waits, and hand it to the waiter of
+	 * this process with a new run of handoffs; otherwise release it.
+	 */
+	private CompletableFuture<LockStore.Release> checkpoint(Grant grant, long sentNanos) {
+		return this.store
+			.keepUnlessAwaited(grant.key(), grant.owner(), LocalHandoff.lastToken(grant), this.handoff.leaseTime())
+			.thenCompose((checkpoint) -> {
+				if (!checkpoint.kept()) {
+					return CompletableFuture.completedFuture(checkpoint.release());
+				}
+				Grant kept = this.handoff.kept(grant, checkpoint.fencingToken(), sentNanos);
+				if (grant.gate().handOff(kept)) {
+					return CompletableFuture.completedFuture(LockStore.Release.KEPT);
+				}
+				// The waiter gave up during the round trip: nobody takes the kept grant.
+				return releaseInStore(kept);
+			});
+	}
+
+	/**
+	 * Delete the grant in the store, recording its token if it was handed over.
+	 */
+	private CompletableFuture<LockStore.Release> releaseInStore(Grant grant) {
+		if (this.handoff.manages(grant)) {
+			return this.store.releaseExclusive(grant.key(), grant.owner(), LocalHandoff.lastToken(grant));
+		}
+		return this.store.release(grant.mode(), grant.key(), grant.owner()).thenApply(GrantReleaser::released);
 	}
 
 	/**
 	 * Finish a release once the store answered, or did not in time.
 	 */
-	private Void released(Grant grant, boolean wasActive, long releasedNanos, long sentNanos,
+	private Void released(Grant grant, ReleaseFate fate, long releasedNanos, long sentNanos,
 			LockStore.Release released, Throwable failure) {
 		if (released == LockStore.Release.KEPT) {
 			handedOver(grant, releasedNanos);
 			return null;
 		}
+		// Only the release itself moves a grant on from RELEASING, and it has not yet.
+		boolean wasActive = grant.state() == Grant.State.RELEASING;
 		ReleaseOutcome outcome;
 		long yieldNanos = 0;
 		if (failure != null) {
@@ -114,11 +199,13 @@ final class GrantReleaser {
 		else {
 			long repliedNanos = System.nanoTime();
 			outcome = (released != LockStore.Release.NOT_HELD) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
-			yieldNanos = this.handoff.yieldNanos(grant, released, repliedNanos - sentNanos, repliedNanos);
+			if (released == LockStore.Release.RELEASED_AWAITED && fate.yieldsToOtherProcesses()) {
+				yieldNanos = this.handoff.yieldNanos(repliedNanos - sentNanos);
+			}
 		}
 		if (wasActive && outcome == ReleaseOutcome.LOST) {
-			this.loss.declare(grant, "it had already expired or been taken over in the store when it was released",
-					true);
+			this.loss.declareFoundOnRelease(grant,
+					"it had already expired or been taken over in the store when it was released");
 		}
 		grant.finishRelease();
 		if (grant.isLost()) {
@@ -159,23 +246,6 @@ final class GrantReleaser {
 		}
 		this.listener.onReleased(grant.primaryLease(), Duration.ofNanos(releasedNanos - grant.acquiredNanos()),
 				ReleaseOutcome.RELEASED);
-	}
-
-	/**
-	 * Delete the grant in the store, or, while {@code holdAtLeast} since the grant has not
-	 * passed, leave it there to expire then (an owner-compared extension to exactly that).
-	 * @return whether the grant was still ours and whether another holder waits
-	 */
-	private CompletableFuture<LockStore.Release> releaseInStore(Grant grant, Duration holdAtLeast) {
-		long keepNanos = keepNanos(grant, holdAtLeast, System.nanoTime());
-		if (keepNanos >= MIN_KEEP_NANOS) {
-			return this.store.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos))
-				.thenApply((renewed) -> released(renewed[0]));
-		}
-		if (this.handoff.manages(grant)) {
-			return this.handoff.releaseInStore(grant);
-		}
-		return this.store.release(grant.mode(), grant.key(), grant.owner()).thenApply(GrantReleaser::released);
 	}
 
 	private static long keepNanos(Grant grant, Duration holdAtLeast, long nowNanos) {

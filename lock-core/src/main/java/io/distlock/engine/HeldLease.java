@@ -1,27 +1,46 @@
 package io.distlock.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 
 /**
  * One hold of a grant, as handed to the caller; reentrant holds of the same grant share its
- * token and validity but are released one by one.
+ * token and validity but are released one by one. A release goes straight to the
+ * {@link GrantReleaser}.
  */
 final class HeldLease implements LockLease {
 
-	private final AbstractLockRegistry registry;
+	private static final VarHandle RELEASED;
+
+	static {
+		try {
+			RELEASED = MethodHandles.lookup().findVarHandle(HeldLease.class, "released", boolean.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	private static final Log logger = LogFactory.getLog(HeldLease.class);
+
+	private final RegistryParts parts;
 
 	private final Grant grant;
 
-	private final AtomicBoolean released = new AtomicBoolean();
+	/** Set once, by the first release; a field rather than an AtomicBoolean, one object less per hold. */
+	private volatile boolean released;
 
-	HeldLease(AbstractLockRegistry registry, Grant grant) {
-		this.registry = registry;
+	HeldLease(RegistryParts parts, Grant grant) {
+		this.parts = parts;
 		this.grant = grant;
 	}
 
@@ -30,7 +49,7 @@ final class HeldLease implements LockLease {
 	}
 
 	boolean isReleased() {
-		return this.released.get();
+		return this.released;
 	}
 
 	@Override
@@ -50,7 +69,7 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public boolean isValid() {
-		return !this.released.get() && this.grant.isValid();
+		return !this.released && this.grant.isValid();
 	}
 
 	@Override
@@ -61,31 +80,31 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public boolean confirm() {
-		return !this.released.get() && this.registry.confirm(this.grant);
+		return !this.released && this.parts.upkeep().confirm(this.grant);
 	}
 
 	@Override
 	public CompletableFuture<Boolean> confirmAsync() {
-		if (this.released.get()) {
+		if (this.released) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return this.registry.confirmAsync(this.grant);
+		return this.parts.upkeep().confirmAsync(this.grant);
 	}
 
 	@Override
 	public boolean extend(Duration leaseTime) {
-		if (this.released.get()) {
+		if (this.released) {
 			throw releasedException();
 		}
-		return this.registry.extend(this.grant, leaseTime);
+		return this.parts.upkeep().extend(this.grant, leaseTime);
 	}
 
 	@Override
 	public CompletableFuture<Boolean> extendAsync(Duration leaseTime) {
-		if (this.released.get()) {
+		if (this.released) {
 			return CompletableFuture.failedFuture(releasedException());
 		}
-		return this.registry.extendAsync(this.grant, leaseTime);
+		return this.parts.upkeep().extendAsync(this.grant, leaseTime);
 	}
 
 	private IllegalStateException releasedException() {
@@ -94,7 +113,7 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public LockLease onLost(Consumer<? super LockLostException> callback) {
-		this.registry.addLostCallback(this.grant, callback);
+		this.parts.upkeep().addLostCallback(this.grant, callback);
 		return this;
 	}
 
@@ -105,8 +124,11 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public void release(Duration holdAtLeast) {
-		if (this.released.compareAndSet(false, true)) {
-			this.registry.releaseHold(this, holdAtLeast);
+		if (RELEASED.compareAndSet(this, false, true)) {
+			// Bounded inside: a release waits at most RELEASE_TIMEOUT for the store, then the key
+			// is left to expire. The margin here only covers scheduling.
+			StoreCalls.await(this.parts.releaser().release(this, holdAtLeast),
+					StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
 		}
 	}
 
@@ -117,10 +139,22 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
-		if (this.released.compareAndSet(false, true)) {
-			return this.registry.releaseHoldAsync(this, holdAtLeast);
+		if (RELEASED.compareAndSet(this, false, true)) {
+			return this.parts.releaser().release(this, holdAtLeast);
 		}
 		return CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Release a hold granted to an acquisition that was given up meanwhile.
+	 */
+	void releaseUnwanted() {
+		releaseAsync().whenComplete((done, failure) -> {
+			if (failure != null) {
+				logger.debug("Released lock for key '" + key() + "' granted after its acquisition was given up",
+						failure);
+			}
+		});
 	}
 
 	@Override

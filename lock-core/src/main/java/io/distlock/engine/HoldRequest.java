@@ -1,22 +1,26 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.distlock.core.LockAcquisitionException;
 
 import io.distlock.store.LockMode;
 
 /**
- * One request for a hold, as the engine sees it.
+ * One request for a hold, as the engine sees it, and the one place that words why it was not
+ * granted.
  *
  * @param mode the kind of lock
  * @param key the user key
  * @param name the logical name
  * @param waitNanos how long to wait; 0 tries once; {@link #WAIT_FOREVER} never gives up
  * @param fixedLease the fixed lease, or {@code null} for the watchdog
- * @param ownedByThread whether the calling thread owns the hold (and may re-enter it)
- * @param interruptible whether an interrupt ends the wait
+ * @param holder who owns the hold once granted
+ * @param waiter who waits for the grant, and what an interrupt does to the wait
  */
-record HoldRequest(LockMode mode, String key, String name, long waitNanos, Duration fixedLease, boolean ownedByThread,
-		boolean interruptible) {
+record HoldRequest(LockMode mode, String key, String name, long waitNanos, Duration fixedLease, Holder holder,
+		Waiter waiter) {
 
 	/** A wait without a deadline, for {@code lock()} and {@code lockInterruptibly()}. */
 	static final long WAIT_FOREVER = Long.MAX_VALUE;
@@ -25,8 +29,64 @@ record HoldRequest(LockMode mode, String key, String name, long waitNanos, Durat
 		return this.waitNanos == WAIT_FOREVER;
 	}
 
+	boolean ownedByThread() {
+		return this.holder == Holder.THREAD;
+	}
+
 	long remainingNanos(long startNanos, long now) {
 		return forever() ? WAIT_FOREVER : this.waitNanos - (now - startNanos);
+	}
+
+	/**
+	 * Return the failure of a request whose key stayed taken for its whole wait.
+	 */
+	LockAcquisitionException notAcquired() {
+		return new LockAcquisitionException(this.key, "Could not acquire lock for key '" + this.key + "' within "
+				+ TimeUnit.NANOSECONDS.toMillis(this.waitNanos) + "ms", null);
+	}
+
+	/**
+	 * Return the failure of a request whose store call failed.
+	 */
+	LockAcquisitionException storeFailed(Throwable cause) {
+		return new LockAcquisitionException(this.key, "Could not acquire lock for key '" + this.key
+				+ "': the lock store failed: " + cause.getMessage(), cause);
+	}
+
+	/**
+	 * Return the failure of a request whose waiting thread was interrupted.
+	 */
+	LockAcquisitionException interrupted(InterruptedException cause) {
+		return new LockAcquisitionException(this.key, "Interrupted while waiting for lock for key '" + this.key + "'",
+				cause);
+	}
+
+	/** Who owns a hold once it is granted. */
+	enum Holder {
+
+		/** The calling thread: it may re-enter the hold, and {@code unlock()} finds it. */
+		THREAD,
+
+		/** Its lease alone: released by whoever holds the lease, never re-entered. */
+		LEASE
+
+	}
+
+	/** Who waits for the grant. */
+	enum Waiter {
+
+		/** The calling thread, and an interrupt ends its wait. */
+		INTERRUPTIBLE_THREAD,
+
+		/** The calling thread, which keeps waiting when interrupted and keeps the interrupt. */
+		UNINTERRUPTIBLE_THREAD,
+
+		/**
+		 * No thread: asynchronous code continues from the grant, so that continuations must not
+		 * nest one holder inside the previous one.
+		 */
+		CONTINUATION
+
 	}
 
 }

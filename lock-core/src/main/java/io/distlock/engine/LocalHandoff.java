@@ -1,7 +1,6 @@
 package io.distlock.engine;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,6 +22,9 @@ import io.distlock.store.LockMode;
  * Only grants renewed by the watchdog are handed over (a fixed lease would give the next holder
  * whatever is left of someone else's lease), only while at least half of what a renewal on time
  * leaves is still valid, and only to waiters that ask for a renewed grant.
+ * <p>
+ * These are the limits and the arithmetic; what becomes of a released grant is decided in one
+ * place, {@code GrantReleaser.fate}, which reads them.
  */
 final class LocalHandoff {
 
@@ -67,8 +69,9 @@ final class LocalHandoff {
 	 * Return whether a waiter with this request can take a handed-over grant: an exclusive
 	 * request whose grant the watchdog renews.
 	 */
-	boolean accepts(HoldRequest request) {
-		return this.enabled && request.mode() == LockMode.EXCLUSIVE && request.fixedLease() == null;
+	Gate.HandedGrant admission(HoldRequest request) {
+		return (this.enabled && request.mode() == LockMode.EXCLUSIVE && request.fixedLease() == null)
+				? Gate.HandedGrant.ACCEPTED : Gate.HandedGrant.REFUSED;
 	}
 
 	/**
@@ -81,48 +84,44 @@ final class LocalHandoff {
 	}
 
 	/**
-	 * Hand a grant whose last hold is being released to the next waiter of this process, if the
-	 * limits allow it and that waiter can take it.
-	 * @return whether a waiter took it; if not, the caller releases it in the store
+	 * Return whether the grant's run of handoffs may go on: fewer handoffs than the limit, and
+	 * less time than the limit since the store's grant.
 	 */
-	boolean handOff(Grant grant, long nowNanos) {
-		if (!manages(grant) || !grant.renewable() || !withinLimits(grant, nowNanos)
-				|| grant.validUntilNanos() - nowNanos < this.minValidityNanos) {
-			return false;
-		}
-		return grant.gate().handOff(grant);
+	boolean withinLimits(Grant grant, long nowNanos) {
+		return grant.handoffs() < this.maxHandoffs && nowNanos - grant.cohortStartNanos() < this.maxTimeNanos;
 	}
 
 	/**
-	 * Return whether a grant whose last hold is being released, and that the limits keep from
-	 * being handed over, should go through a checkpoint: a waiter of this process could take it.
+	 * Return whether the grant could be handed to a waiter of this process as it is: a managed
+	 * grant the watchdog renews, with enough validity left for the next holder.
 	 */
-	boolean wantsCheckpoint(Grant grant, long nowNanos) {
-		return manages(grant) && grant.renewable() && !withinLimits(grant, nowNanos)
-				&& grant.gate().hasWaiterAcceptingHandoff();
+	boolean canHandOff(Grant grant, long nowNanos) {
+		return canCheckpoint(grant) && grant.validUntilNanos() - nowNanos >= this.minValidityNanos;
 	}
 
 	/**
-	 * Keep the grant for this process if no other process waits, and hand it to the waiter of
-	 * this process with a new run of handoffs; otherwise release it.
-	 * @param sentNanos when the checkpoint is sent
-	 * @return {@link LockStore.Release#KEPT} if a waiter took the kept grant, or what became of
-	 * the grant in the store
+	 * Return whether the grant could be kept for a waiter of this process by a checkpoint: a
+	 * managed grant the watchdog renews.
 	 */
-	CompletableFuture<LockStore.Release> checkpoint(Grant grant, long sentNanos) {
-		return this.store.keepUnlessAwaited(grant.key(), grant.owner(), lastToken(grant), this.leaseTime)
-			.thenCompose((checkpoint) -> {
-				if (!checkpoint.kept()) {
-					return CompletableFuture.completedFuture(checkpoint.release());
-				}
-				Grant kept = grant.kept(checkpoint.fencingToken(), sentNanos, sentNanos + this.validityNanos,
-						sentNanos + this.renewalNanos);
-				if (grant.gate().handOff(kept)) {
-					return CompletableFuture.completedFuture(LockStore.Release.KEPT);
-				}
-				// The waiter gave up during the round trip: nobody takes the kept grant.
-				return releaseInStore(kept);
-			});
+	boolean canCheckpoint(Grant grant) {
+		return manages(grant) && grant.renewable();
+	}
+
+	/**
+	 * Return the lease a checkpoint keeps a grant for.
+	 */
+	Duration leaseTime() {
+		return this.leaseTime;
+	}
+
+	/**
+	 * Return the grant a checkpoint kept, to be handed to the waiter of this process with a new
+	 * run of handoffs.
+	 * @param fencingToken the token the store minted
+	 * @param sentNanos when the checkpoint was sent
+	 */
+	Grant kept(Grant grant, long fencingToken, long sentNanos) {
+		return grant.kept(fencingToken, sentNanos, sentNanos + this.validityNanos, sentNanos + this.renewalNanos);
 	}
 
 	/**
@@ -137,35 +136,25 @@ final class LocalHandoff {
 		if (handed.validUntilNanos() - now >= this.minValidityNanos) {
 			return handed.handedOver(name, now);
 		}
-		releaseInStore(handed).whenComplete((released, failure) -> {
-			if (failure != null) {
-				// Best effort: the key expires with its lease, which is no longer renewed.
-				logger.debug("Could not release a stale handed-over lock for key '" + handed.key() + "'", failure);
-			}
-		});
+		this.store.releaseExclusive(handed.key(), handed.owner(), lastToken(handed))
+			.whenComplete((released, failure) -> {
+				if (failure != null) {
+					// Best effort: the key expires with its lease, which is no longer renewed.
+					logger.debug("Could not release a stale handed-over lock for key '" + handed.key() + "'",
+							failure);
+				}
+			});
 		return null;
-	}
-
-	/**
-	 * Release a grant this class manages in the store, recording its token if it was handed
-	 * over.
-	 */
-	CompletableFuture<LockStore.Release> releaseInStore(Grant grant) {
-		return this.store.releaseExclusive(grant.key(), grant.owner(), lastToken(grant));
 	}
 
 	/**
 	 * Return how long the next waiter of this process should let other processes try first
 	 * after a store release: when another process waits and this one has had the lock for as
 	 * long as the limits allow, long enough for a notified waiter elsewhere to reach the store.
-	 * @param released the store's answer
 	 * @param roundTripNanos how long the release took
-	 * @return nanoseconds, 0 for no yield
+	 * @return nanoseconds
 	 */
-	long yieldNanos(Grant grant, LockStore.Release released, long roundTripNanos, long nowNanos) {
-		if (released != LockStore.Release.RELEASED_AWAITED || withinLimits(grant, nowNanos)) {
-			return 0;
-		}
+	long yieldNanos(long roundTripNanos) {
 		return Math.min(this.maxYieldNanos, Math.max(MIN_YIELD_NANOS, 3 * roundTripNanos));
 	}
 
@@ -173,12 +162,8 @@ final class LocalHandoff {
 	 * Return the token the store must record for a grant: its own if it was handed over, since
 	 * the store minted only the first of its run, or 0.
 	 */
-	private static long lastToken(Grant grant) {
+	static long lastToken(Grant grant) {
 		return (grant.handoffs() > 0) ? grant.fencingToken() : 0;
-	}
-
-	private boolean withinLimits(Grant grant, long nowNanos) {
-		return grant.handoffs() < this.maxHandoffs && nowNanos - grant.cohortStartNanos() < this.maxTimeNanos;
 	}
 
 }

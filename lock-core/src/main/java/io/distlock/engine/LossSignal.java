@@ -33,18 +33,29 @@ final class LossSignal {
 
 	/**
 	 * Declare a held grant lost; does nothing if it was already released or lost.
-	 * @param releasing whether the release itself discovered the loss
 	 */
-	void declare(Grant grant, String reason, boolean releasing) {
-		List<Consumer<? super LockLostException>> callbacks = grant.markLost(reason, releasing);
-		if (callbacks == null) {
-			return;
-		}
-		if (!releasing) {
+	void declare(Grant grant, String reason) {
+		List<Consumer<? super LockLostException>> callbacks = grant.markLost(reason, Grant.State.ACTIVE);
+		if (callbacks != null) {
 			// A lost grant must not keep its key from the other threads of this process: they go
 			// to the store now, as other processes' threads may already have.
 			grant.gate().vacate(grant);
+			tell(grant, callbacks);
 		}
+	}
+
+	/**
+	 * Declare lost a grant whose release found it gone from the store; does nothing if the
+	 * watchdog declared the loss first. The release leaves the gate itself.
+	 */
+	void declareFoundOnRelease(Grant grant, String reason) {
+		List<Consumer<? super LockLostException>> callbacks = grant.markLost(reason, Grant.State.RELEASING);
+		if (callbacks != null) {
+			tell(grant, callbacks);
+		}
+	}
+
+	private void tell(Grant grant, List<Consumer<? super LockLostException>> callbacks) {
 		LockLostException lost = grant.lostException();
 		this.counter.recordLoss();
 		logger.error(lost.getMessage());

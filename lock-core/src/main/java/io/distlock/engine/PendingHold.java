@@ -2,14 +2,13 @@ package io.distlock.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
-import io.distlock.core.LockAcquisitionException;
 
 import io.distlock.store.LockStore;
 import io.distlock.store.LockMode;
@@ -34,7 +33,7 @@ final class PendingHold {
 	/** How long one attempt of a wait without a deadline waits for the store. */
 	private static final Duration FOREVER_ATTEMPT = Duration.ofSeconds(60);
 
-	private final GrantAcquirer acquirer;
+	private final RegistryParts parts;
 
 	private final HoldRequest request;
 
@@ -45,9 +44,6 @@ final class PendingHold {
 	private final long startNanos;
 
 	private final String writeOwner;
-
-	/** Whether the result goes to asynchronous code, whose continuations must not nest. */
-	private final boolean detachedCaller;
 
 	private final Duration leaseTime;
 
@@ -63,17 +59,15 @@ final class PendingHold {
 
 	private boolean waiting;
 
-	PendingHold(GrantAcquirer acquirer, HoldRequest request, Gate gate, long holdId, long startNanos,
-			String writeOwner, boolean detachedCaller) {
-		this.acquirer = acquirer;
+	PendingHold(RegistryParts parts, HoldRequest request, Gate gate, long holdId, long startNanos,
+			String writeOwner) {
+		this.parts = parts;
 		this.request = request;
 		this.gate = gate;
 		this.holdId = holdId;
 		this.startNanos = startNanos;
 		this.writeOwner = writeOwner;
-		this.detachedCaller = detachedCaller;
-		this.leaseTime = (request.fixedLease() != null) ? request.fixedLease()
-				: acquirer.settings().leaseTime();
+		this.leaseTime = (request.fixedLease() != null) ? request.fixedLease() : parts.settings().leaseTime();
 	}
 
 	CompletableFuture<HeldLease> result() {
@@ -93,7 +87,7 @@ final class PendingHold {
 		Gate.Waiter queued = this.waiter;
 		if (queued != null && this.gate.withdraw(queued)) {
 			cancelTimer();
-			this.acquirer.notAcquired(this.gate);
+			this.parts.gates().release(this.gate);
 			return true;
 		}
 		CompletableFuture<Void> pause = this.wake;
@@ -105,28 +99,43 @@ final class PendingHold {
 
 	/**
 	 * Start on the caller's thread: try the gate, and the store at once if the gate is free.
+	 * The first attempt is sent out of reach of the thread's interrupt: it must not cancel the
+	 * call, and an interruptible wait still sees the flag right after (see
+	 * {@link StoreCalls#shielded}).
 	 */
 	void start() {
+		boolean interrupted = Thread.interrupted();
+		try {
+			enterGate();
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private void enterGate() {
 		if (this.request.waitNanos() == 0) {
 			if (this.gate.tryEnter()) {
-				admitted(Gate.Admission.FREE, true);
+				proceed(Gate.Admission.FREE);
 			}
 			else {
 				finish(null);
 			}
 			return;
 		}
-		Gate.Waiter queued = this.gate.enter(this.acquirer.acceptsHandoff(this.request));
+		Gate.Waiter queued = this.gate.enter(this.parts.handoff().admission(this.request));
 		CompletableFuture<Gate.Admission> admission = queued.admission();
 		if (admission.isDone()) {
-			admitted(admission.join(), true);
+			proceed(admission.join());
 			return;
 		}
 		this.waiter = queued;
 		if (!this.request.forever()) {
 			schedule(this::queueTimedOut, remainingNanos());
 		}
-		admission.thenAccept((admitted) -> admitted(admitted, false));
+		admission.thenAccept(this::admittedAfterWait);
 	}
 
 	private void queueTimedOut() {
@@ -137,27 +146,28 @@ final class PendingHold {
 	}
 
 	/**
-	 * The gate let this acquisition in. A grant handed over is taken at once where the admission
-	 * happened (unless the caller is asynchronous code, whose continuations could otherwise nest
-	 * one holder inside the previous one); anything that asks the store after a wait runs on the
-	 * timer, never on the thread of whoever left the gate, which may be the driver's.
+	 * The gate let this acquisition in after it queued. A grant handed over is taken at once
+	 * where the admission happened (unless the caller is asynchronous code, whose continuations
+	 * could otherwise nest one holder inside the previous one); anything that asks the store
+	 * after a wait runs on the timer, never on the thread of whoever left the gate, which may be
+	 * the driver's.
 	 */
-	private void admitted(Gate.Admission admission, boolean onCallerThread) {
+	private void admittedAfterWait(Gate.Admission admission) {
 		this.waiter = null;
 		cancelTimer();
-		if (onCallerThread || (admission.handedOff() != null && !this.detachedCaller)) {
+		if (admission.handedOff() != null && this.request.waiter() != HoldRequest.Waiter.CONTINUATION) {
 			proceed(admission);
 		}
 		else {
-			this.acquirer.execute(() -> proceed(admission));
+			execute(() -> proceed(admission));
 		}
 	}
 
 	private void proceed(Gate.Admission admission) {
 		try {
-			this.acquirer.requireOpen();
+			this.parts.requireOpen();
 			if (admission.handedOff() != null) {
-				Grant taken = this.acquirer.takeOver(admission.handedOff(), this.request.name());
+				Grant taken = this.parts.handoff().takeOver(admission.handedOff(), this.request.name());
 				if (taken != null) {
 					granted(taken);
 					return;
@@ -184,7 +194,7 @@ final class PendingHold {
 			return;
 		}
 		try {
-			this.acquirer.requireOpen();
+			this.parts.requireOpen();
 		}
 		catch (RuntimeException ex) {
 			fail(ex);
@@ -194,7 +204,7 @@ final class PendingHold {
 		// must never delete a later attempt's grant. Fair waiters keep one owner, the identity of
 		// their place in the queue.
 		String owner = (this.request.mode() == LockMode.FAIR) ? fairOwner()
-				: this.acquirer.settings().instanceId() + ":" + this.holdId + "." + attemptNumber;
+				: this.parts.settings().instanceId() + ":" + this.holdId + "." + attemptNumber;
 		this.gate.clearReleaseSignals();
 		long sentNanos = System.nanoTime();
 		long remaining = remainingNanos();
@@ -202,15 +212,15 @@ final class PendingHold {
 		// its wait is over, not when the driver gives up.
 		Duration bound = this.request.forever() ? FOREVER_ATTEMPT
 				: Duration.ofNanos(Math.max(0, remaining)).plus(StoreCalls.ATTEMPT_SLACK)
-					.plus(this.acquirer.acquireAllowance());
+					.plus(this.parts.store().acquireAllowance());
 		CompletableFuture<LockStore.Acquisition> call;
 		try {
-			call = this.acquirer.send(this.request, owner, this.leaseTime, remaining, this.writeOwner);
+			call = send(owner, remaining);
 		}
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
-		this.acquirer.within(call, bound).whenComplete((answer, failure) -> {
+		this.parts.deadlines().within(call, bound).whenComplete((answer, failure) -> {
 			try {
 				answered(attemptNumber, owner, sentNanos, answer, failure);
 			}
@@ -225,21 +235,18 @@ final class PendingHold {
 		if (failure != null) {
 			// The attempt may have been applied and only its reply lost: give back whatever we may
 			// hold, so the key does not stay taken for a whole lease.
-			this.acquirer.giveBack(this.request.mode(), this.request.key(), owner);
-			Throwable cause = StoreCalls.unwrap(failure);
-			fail(new LockAcquisitionException(this.request.key(), "Could not acquire lock for key '"
-					+ this.request.key() + "': the lock store failed: " + cause.getMessage(), cause));
+			giveBack(this.request.mode(), owner);
+			fail(this.request.storeFailed(StoreCalls.unwrap(failure)));
 			return;
 		}
 		long now = System.nanoTime();
 		if (answer.acquired()) {
-			long validUntil = sentNanos + this.leaseTime.toNanos()
-					- this.acquirer.settings().driftMarginOf(this.leaseTime).toNanos();
-			long minValidityNanos = Math.max(1, this.acquirer.settings().minValidity().toNanos());
+			RegistrySettings settings = this.parts.settings();
+			long validUntil = sentNanos + this.leaseTime.toNanos() - settings.driftMarginOf(this.leaseTime).toNanos();
+			long minValidityNanos = Math.max(1, settings.minValidity().toNanos());
 			if (validUntil - now >= minValidityNanos) {
-				granted(new Grant(this.request.mode(), this.request.key(), this.request.name(), owner,
-						answer.fencingToken(), this.leaseTime, this.request.fixedLease() == null, sentNanos,
-						validUntil, sentNanos + this.acquirer.settings().renewalInterval().toNanos(), this.gate));
+				granted(new Grant(this.request, owner, answer.fencingToken(), this.leaseTime, sentNanos, validUntil,
+						sentNanos + settings.renewalInterval().toNanos(), this.gate));
 				return;
 			}
 			// The reply came so late that too little of the lease is left to rely on: give the
@@ -247,7 +254,7 @@ final class PendingHold {
 			logger.warn("Lock for key '" + this.request.key() + "' was granted with less than "
 					+ TimeUnit.NANOSECONDS.toMillis(minValidityNanos) + "ms of its " + this.leaseTime.toMillis()
 					+ "ms lease left; releasing it and treating it as not acquired");
-			this.acquirer.giveBack(this.request.mode(), this.request.key(), owner);
+			giveBack(this.request.mode(), owner);
 		}
 		long remaining = remainingNanos();
 		if (remaining <= 0 || this.result.isDone()) {
@@ -257,12 +264,12 @@ final class PendingHold {
 			return;
 		}
 		if (!this.waiting) {
-			this.acquirer.notifications().startWaiting(this.gate);
+			this.parts.notifications().startWaiting(this.gate);
 			this.waiting = true;
 		}
 		// Starts the subscription in the background if it is not running; once it runs, waiting
 		// gates are woken, since a release published before it was missed.
-		this.acquirer.notifications().ensureListening();
+		this.parts.notifications().ensureListening();
 		pause(retryPauseNanos(answer.holderTtlMillis(), remaining), () -> attempt(attemptNumber + 1));
 	}
 
@@ -281,17 +288,65 @@ final class PendingHold {
 		woken.thenRun(() -> {
 			this.wake = null;
 			cancelTimer();
-			this.acquirer.execute(next);
+			execute(next);
 		});
 	}
 
+	/**
+	 * Make the grant a hold (the lease, the gate's occupant, the watchdog's charge) and complete
+	 * with it.
+	 */
 	private void granted(Grant grant) {
 		stopWaiting();
-		HeldLease lease = this.acquirer.hold(grant);
+		HeldLease lease = new HeldLease(this.parts, grant);
+		grant.primaryLease(lease);
+		this.gate.occupy(grant);
+		this.parts.watchdog().watch(grant);
 		if (!this.result.complete(lease)) {
 			// Cancelled while the grant was on its way: nobody will release it but us.
-			this.acquirer.releaseUnwanted(lease);
+			lease.releaseUnwanted();
 		}
+	}
+
+	/**
+	 * Send one attempt to the store.
+	 */
+	private CompletableFuture<LockStore.Acquisition> send(String owner, long remainingNanos) {
+		LockStore store = this.parts.store();
+		return (this.writeOwner != null)
+				? store.tryAcquireReadUnderWrite(this.request.key(), owner, this.leaseTime, this.writeOwner)
+				: store.tryAcquire(this.request.mode(), this.request.key(), owner, this.leaseTime,
+						waitHint(remainingNanos));
+	}
+
+	private Duration waitHint(long remainingNanos) {
+		if (remainingNanos <= 0 || !this.parts.notifications().enabled()) {
+			return Duration.ZERO;
+		}
+		// Every attempt refreshes the hint, and the next attempt comes within one retry interval.
+		long hint = Math.min(remainingNanos, this.parts.settings().retryInterval().toNanos() * 2);
+		return Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(hint)));
+	}
+
+	/**
+	 * Give back whatever an attempt may hold, owner-compared, without waiting: after a failed
+	 * or late acquisition, or a fair waiter that leaves the queue.
+	 */
+	private void giveBack(LockMode mode, String owner) {
+		CompletableFuture<Boolean> call;
+		try {
+			call = this.parts.store().release(mode, this.request.key(), owner);
+		}
+		catch (RuntimeException ex) {
+			call = CompletableFuture.failedFuture(ex);
+		}
+		this.parts.deadlines().within(call, StoreCalls.RELEASE_TIMEOUT).whenComplete((released, failure) -> {
+			if (failure != null) {
+				// Best effort; the key expires with its lease anyway.
+				logger.debug("Could not give back lock for key '" + this.request.key()
+						+ "' after a failed acquisition", failure);
+			}
+		});
 	}
 
 	/**
@@ -300,7 +355,7 @@ final class PendingHold {
 	 */
 	private void giveUp(String fairOwner) {
 		if (fairOwner != null) {
-			this.acquirer.giveBack(LockMode.FAIR, this.request.key(), fairOwner);
+			giveBack(LockMode.FAIR, fairOwner);
 		}
 		stopWaiting();
 		this.gate.leave();
@@ -310,7 +365,7 @@ final class PendingHold {
 	private void fail(Throwable failure) {
 		stopWaiting();
 		this.gate.leave();
-		this.acquirer.notAcquired(this.gate);
+		this.parts.gates().release(this.gate);
 		this.result.completeExceptionally(failure);
 	}
 
@@ -318,19 +373,41 @@ final class PendingHold {
 	 * Complete without a grant, once the gate is no longer this acquisition's.
 	 */
 	private void finish(HeldLease lease) {
-		this.acquirer.notAcquired(this.gate);
+		this.parts.gates().release(this.gate);
 		this.result.complete(lease);
 	}
 
 	private void stopWaiting() {
 		if (this.waiting) {
-			this.acquirer.notifications().stopWaiting(this.gate);
+			this.parts.notifications().stopWaiting(this.gate);
 			this.waiting = false;
 		}
 	}
 
+	/**
+	 * Run a task after a delay on the timer; once the registry is closed, at once.
+	 */
 	private synchronized void schedule(Runnable task, long delayNanos) {
-		this.timer = this.acquirer.schedule(task, delayNanos);
+		try {
+			this.timer = this.parts.timer().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			this.timer = null;
+			task.run();
+		}
+	}
+
+	/**
+	 * Run a continuation on the timer; once the registry is closed, on the calling thread, where
+	 * it finds the registry closed and ends.
+	 */
+	private void execute(Runnable task) {
+		try {
+			this.parts.timer().execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			task.run();
+		}
 	}
 
 	private synchronized void cancelTimer() {
@@ -345,7 +422,7 @@ final class PendingHold {
 	 * mode.
 	 */
 	private String fairOwner() {
-		return (this.request.mode() == LockMode.FAIR) ? this.acquirer.settings().instanceId() + ":" + this.holdId
+		return (this.request.mode() == LockMode.FAIR) ? this.parts.settings().instanceId() + ":" + this.holdId
 				: null;
 	}
 
@@ -354,7 +431,7 @@ final class PendingHold {
 	}
 
 	private long retryPauseNanos(long holderTtlMillis, long remainingNanos) {
-		long retryNanos = this.acquirer.settings().retryInterval().toNanos();
+		long retryNanos = this.parts.settings().retryInterval().toNanos();
 		long pause = retryNanos / 2 + ThreadLocalRandom.current().nextLong(retryNanos / 2 + 1);
 		if (holderTtlMillis >= 0) {
 			pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1));

@@ -34,7 +34,8 @@ final class RegistryLock implements DistLock {
 	@Override
 	public void lock() {
 		try {
-			this.registry.lockForThread(this.mode, this.key, HoldRequest.WAIT_FOREVER, false);
+			this.registry.lockForThread(this.mode, this.key, HoldRequest.WAIT_FOREVER,
+					HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
 		}
 		catch (InterruptedException ex) {
 			// An uninterruptible wait never throws it; keep the flag if it ever does.
@@ -45,13 +46,15 @@ final class RegistryLock implements DistLock {
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		this.registry.lockForThread(this.mode, this.key, HoldRequest.WAIT_FOREVER, true);
+		this.registry.lockForThread(this.mode, this.key, HoldRequest.WAIT_FOREVER,
+				HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
 	}
 
 	@Override
 	public boolean tryLock() {
 		try {
-			return this.registry.lockForThread(this.mode, this.key, 0, false);
+			return this.registry.lockForThread(this.mode, this.key, 0,
+					HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -64,7 +67,8 @@ final class RegistryLock implements DistLock {
 		if (waitTime.isNegative()) {
 			waitTime = Duration.ZERO;
 		}
-		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime), true);
+		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime),
+				HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
 	}
 
 	@Override
@@ -73,7 +77,8 @@ final class RegistryLock implements DistLock {
 			waitTime = Duration.ZERO;
 		}
 		Objects.requireNonNull(leaseTime, "leaseTime must not be null");
-		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime), leaseTime, true);
+		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime), leaseTime,
+				HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
 	}
 
 	@Override

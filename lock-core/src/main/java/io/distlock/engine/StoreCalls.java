@@ -75,15 +75,17 @@ final class StoreCalls {
 	 * @throws RuntimeException the store's failure, or a {@link StoreTimeoutException}
 	 */
 	static <T> T await(Supplier<CompletableFuture<T>> call, Duration bound) {
-		boolean interrupted = Thread.interrupted();
+		return await(shielded(call), bound);
+	}
+
+	/**
+	 * Wait for the answer to a call already sent at most the given time. An interrupt does not
+	 * end the wait (the caller must learn the call's outcome); it is kept in the thread's flag.
+	 * @throws RuntimeException the store's failure, or a {@link StoreTimeoutException}
+	 */
+	static <T> T await(CompletableFuture<T> sent, Duration bound) {
+		boolean interrupted = false;
 		try {
-			CompletableFuture<T> sent;
-			try {
-				sent = call.get();
-			}
-			finally {
-				interrupted |= Thread.interrupted();
-			}
 			long deadline = System.nanoTime() + bound.toNanos();
 			while (true) {
 				try {

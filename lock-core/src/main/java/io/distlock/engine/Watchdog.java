@@ -137,25 +137,26 @@ final class Watchdog implements AutoCloseable {
 	}
 
 	/**
-	 * Apply the store's answer to an extension sent at {@code sentNanos}: move the grant's
-	 * deadline and its check, or declare it lost.
-	 * @return whether the store still held the grant
+	 * Apply an extension the store accepted, sent at {@code sentNanos}: move the grant's
+	 * deadline and its check.
 	 * @throws io.distlock.core.LockLostException if the old deadline passed while the extension
 	 * was on its way (the loss was signalled then)
 	 */
-	boolean extended(Grant grant, Duration leaseTime, long sentNanos, boolean extended) {
-		if (!extended) {
-			this.lossHandler.lost(grant, "its extension was refused: the key expired, was deleted or belongs to"
-					+ " another holder");
-			return false;
-		}
+	void extended(Grant grant, Duration leaseTime, long sentNanos) {
 		if (!grant.isActive()) {
 			throw grant.lostException();
 		}
 		grant.extended(sentNanos + leaseTime.toNanos() - this.settings.driftMarginOf(leaseTime).toNanos());
 		unwatch(grant);
 		scheduleDeadlineCheck(grant, grant.remainingNanos());
-		return true;
+	}
+
+	/**
+	 * Declare lost a grant whose extension the store refused.
+	 */
+	void extensionRefused(Grant grant) {
+		this.lossHandler.lost(grant, "its extension was refused: the key expired, was deleted or belongs to"
+				+ " another holder");
 	}
 
 	/**

@@ -27,7 +27,7 @@ class GateTests {
 	void oneHolderAtATime() {
 		assertThat(this.gate.tryEnter()).isTrue();
 		assertThat(this.gate.tryEnter()).isFalse();
-		Gate.Waiter waiter = this.gate.enter(true);
+		Gate.Waiter waiter = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		assertThat(waiter.admission()).isNotDone();
 		this.gate.leave();
 		assertThat(waiter.admission()).isCompletedWithValue(Gate.Admission.FREE);
@@ -38,7 +38,7 @@ class GateTests {
 
 	@Test
 	void aFreeGateAdmitsAtOnce() {
-		Gate.Waiter waiter = this.gate.enter(false);
+		Gate.Waiter waiter = this.gate.enter(Gate.HandedGrant.REFUSED);
 		assertThat(waiter.admission()).isCompletedWithValue(Gate.Admission.FREE);
 		assertThat(this.gate.tryEnter()).isFalse();
 	}
@@ -49,7 +49,7 @@ class GateTests {
 		List<Integer> admitted = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
 			int number = i;
-			this.gate.enter(true).admission().thenRun(() -> admitted.add(number));
+			this.gate.enter(Gate.HandedGrant.ACCEPTED).admission().thenRun(() -> admitted.add(number));
 		}
 		for (int i = 0; i < 5; i++) {
 			assertThat(admitted).hasSize(i);
@@ -63,8 +63,8 @@ class GateTests {
 	@Test
 	void aWithdrawnWaiterIsNeverAdmittedAndTheNextOneIs() {
 		this.gate.tryEnter();
-		Gate.Waiter impatient = this.gate.enter(true);
-		Gate.Waiter patient = this.gate.enter(true);
+		Gate.Waiter impatient = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		Gate.Waiter patient = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		assertThat(this.gate.withdraw(impatient)).isTrue();
 		this.gate.leave();
 		assertThat(impatient.admission()).isNotDone();
@@ -75,19 +75,21 @@ class GateTests {
 
 	@Test
 	void aGrantIsHandedOnlyToAWaiterThatCanTakeOne() {
-		Grant grant = new Grant(LockMode.EXCLUSIVE, "k", "n", "owner", 7, Duration.ofSeconds(30), true,
-				System.nanoTime(), System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime(), this.gate);
+		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
+				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
+		Grant grant = new Grant(request, "owner", 7, Duration.ofSeconds(30), System.nanoTime(),
+				System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime(), this.gate);
 		this.gate.tryEnter();
 		assertThat(this.gate.handOff(grant)).as("nobody waits").isFalse();
 
-		Gate.Waiter fixedLease = this.gate.enter(false);
+		Gate.Waiter fixedLease = this.gate.enter(Gate.HandedGrant.REFUSED);
 		assertThat(this.gate.handOff(grant)).as("the first waiter cannot take a grant").isFalse();
 		assertThat(fixedLease.admission()).isNotDone();
 		assertThat(this.gate.hasWaiterAcceptingHandoff()).isFalse();
 		this.gate.leave();
 		assertThat(fixedLease.admission().join().handedOff()).isNull();
 
-		Gate.Waiter renewed = this.gate.enter(true);
+		Gate.Waiter renewed = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		assertThat(this.gate.hasWaiterAcceptingHandoff()).isTrue();
 		assertThat(this.gate.handOff(grant)).isTrue();
 		assertThat(renewed.admission().join().handedOff()).isSameAs(grant);
@@ -97,7 +99,7 @@ class GateTests {
 	@Test
 	void aYieldingLeaveTellsTheNextWaiterHowLongToHoldBack() {
 		this.gate.tryEnter();
-		Gate.Waiter next = this.gate.enter(true);
+		Gate.Waiter next = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		this.gate.leaveYielding(5_000);
 		assertThat(next.admission().join()).isEqualTo(new Gate.Admission(null, 5_000));
 	}

@@ -1,0 +1,127 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
+
+import io.distlock.store.LockStore;
+
+/**
+ * What a held lease asks of the store besides its release: confirm that the store still holds
+ * its grant, extend a fixed lease, and hear of its loss. A loss found here is declared through
+ * the {@link LossSignal}, exactly once as any other.
+ */
+final class LeaseUpkeep {
+
+	private final LockStore store;
+
+	private final Watchdog watchdog;
+
+	private final LossSignal loss;
+
+	private final CallDeadlines deadlines;
+
+	LeaseUpkeep(LockStore store, Watchdog watchdog, LossSignal loss, CallDeadlines deadlines) {
+		this.store = store;
+		this.watchdog = watchdog;
+		this.loss = loss;
+		this.deadlines = deadlines;
+	}
+
+	void addLostCallback(Grant grant, Consumer<? super LockLostException> callback) {
+		this.loss.addCallback(grant, callback);
+	}
+
+	boolean confirm(Grant grant) {
+		if (!grant.isValid()) {
+			return false;
+		}
+		if (StoreCalls.await(() -> this.store.isHeld(grant.heldKey()), StoreCalls.until(grant.validUntilNanos()))) {
+			return true;
+		}
+		this.loss.declare(grant, "the store no longer held it when it was confirmed");
+		return false;
+	}
+
+	CompletableFuture<Boolean> confirmAsync(Grant grant) {
+		if (!grant.isValid()) {
+			return CompletableFuture.completedFuture(false);
+		}
+		Duration bound = StoreCalls.until(grant.validUntilNanos());
+		CompletableFuture<Boolean> held;
+		try {
+			held = this.store.isHeld(grant.heldKey());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		// Bounded by the lease's own validity, as the blocking confirm(): past it the answer no
+		// longer matters, and an unanswered confirmation is a failure, never a yes. The registry's
+		// coarse deadline tick, not a timer per call: cancelling a timer when the reply comes would
+		// take the timer queue's lock on the driver's event loop.
+		return this.deadlines.within(held, bound).handle((answer, failure) -> {
+			if (failure != null) {
+				throw StoreCalls.asRuntime(failure);
+			}
+			if (Boolean.TRUE.equals(answer)) {
+				return true;
+			}
+			this.loss.declare(grant, "the store no longer held it when it was confirmed");
+			return false;
+		});
+	}
+
+	/**
+	 * Extend a fixed lease to the given time from now, waiting for the store at most until the
+	 * lease's validity deadline.
+	 * @return whether the store still held the grant and now holds it for the new lease
+	 */
+	boolean extend(Grant grant, Duration leaseTime) {
+		// Bounded inside by the validity deadline; the margin here only covers scheduling.
+		return StoreCalls.await(() -> extendAsync(grant, leaseTime),
+				StoreCalls.until(grant.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
+	}
+
+	/**
+	 * Extend a fixed lease without waiting: one owner-compared call, bounded by the lease's
+	 * validity deadline.
+	 * @return completes with whether the store still held the grant, or exceptionally as
+	 * {@link LockLease#extend(Duration)} throws
+	 */
+	CompletableFuture<Boolean> extendAsync(Grant grant, Duration leaseTime) {
+		long sentNanos;
+		CompletableFuture<Boolean> call;
+		try {
+			this.watchdog.requireExtendable(grant, leaseTime);
+			sentNanos = System.nanoTime();
+			call = this.store.extend(grant.heldKey(), leaseTime);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<Boolean> extended = new CompletableFuture<>();
+		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenComplete((held, failure) -> {
+			if (failure != null) {
+				extended.completeExceptionally(StoreCalls.unwrap(failure));
+				return;
+			}
+			try {
+				if (held) {
+					this.watchdog.extended(grant, leaseTime, sentNanos);
+				}
+				else {
+					this.watchdog.extensionRefused(grant);
+				}
+				extended.complete(held);
+			}
+			catch (RuntimeException ex) {
+				extended.completeExceptionally(ex);
+			}
+		});
+		return extended;
+	}
+
+}
