@@ -54,6 +54,13 @@ class RedlockDurabilityFaultIntegrationTests {
 
 	private static final Duration FIXED_LEASE = Duration.ofSeconds(3);
 
+	/**
+	 * The first client's lease where the test shows a documented hole: long enough that the
+	 * second client's quorum (a reconnect to a restarted node, retries past slow answers on a
+	 * loaded machine) still forms while the first grant is valid.
+	 */
+	private static final Duration HOLE_LEASE = Duration.ofSeconds(10);
+
 	private static final Duration PER_NODE_TIMEOUT = Duration.ofMillis(200);
 
 	private final List<RedisServer> nodes = new ArrayList<>();
@@ -114,11 +121,11 @@ class RedlockDurabilityFaultIntegrationTests {
 		for (int run = 0; run < runs; run++) {
 			String key = "t27-now:" + UUID.randomUUID() + ":run-" + run;
 			cut(this.proxies1, 3, 4);
-			Hold first = hold(this.client1, key);
+			Hold first = hold(this.client1, key, HOLE_LEASE);
 			this.nodes.get(2).kill();
 			this.nodes.get(2).restart();
 			cut(this.proxies2, 0, 1);
-			Optional<Hold> second = tryHold(this.client2, key, Duration.ofSeconds(2));
+			Optional<Hold> second = tryHold(this.client2, key, Duration.ofSeconds(5), FIXED_LEASE);
 			if (second.isPresent()) {
 				MutexHistory history = MutexHistory.of(List.of(first.asHold(), second.get().asHold()));
 				if (!history.overlaps().isEmpty() && first.lease().isValid()) {
@@ -190,12 +197,12 @@ class RedlockDurabilityFaultIntegrationTests {
 			// Client 1 cannot reach D and E; client 2 cannot reach A and B.
 			cut(this.proxies1, 3, 4);
 			cut(this.proxies2, 0, 1);
-			Hold first = hold(this.client1, key);
+			Hold first = hold(this.client1, key, HOLE_LEASE);
 			// C's clock jumps forward: its copy of the key expires early.
 			this.nodes.get(2).command("PEXPIRE", "distlock:{" + key + "}", "1");
 			await().atMost(Duration.ofSeconds(2))
 				.until(() -> !Boolean.TRUE.equals(this.nodes.get(2).template().hasKey("distlock:{" + key + "}")));
-			Hold second = tryHold(this.client2, key, Duration.ZERO).orElseThrow(
+			Hold second = tryHold(this.client2, key, Duration.ofSeconds(2), FIXED_LEASE).orElseThrow(
 					() -> new AssertionError("client 2 found no quorum on C, D, E"));
 			MutexHistory history = MutexHistory.of(List.of(first.asHold(), second.asHold()));
 			if (!history.overlaps().isEmpty() && first.lease().isValid()) {
@@ -243,15 +250,23 @@ class RedlockDurabilityFaultIntegrationTests {
 	}
 
 	private Hold hold(RedlockRegistry registry, String key) {
-		return tryHold(registry, key, Duration.ofSeconds(2))
+		return hold(registry, key, FIXED_LEASE);
+	}
+
+	private Hold hold(RedlockRegistry registry, String key, Duration leaseTime) {
+		return tryHold(registry, key, Duration.ofSeconds(2), leaseTime)
 			.orElseThrow(() -> new AssertionError("client 1 found no quorum for '" + key + "'"));
 	}
 
 	private Optional<Hold> tryHold(RedlockRegistry registry, String key, Duration waitTime) {
+		return tryHold(registry, key, waitTime, FIXED_LEASE);
+	}
+
+	private Optional<Hold> tryHold(RedlockRegistry registry, String key, Duration waitTime, Duration leaseTime) {
 		// P4: a wait time bounds the call; a hang here fails with this message, not the class timeout.
 		Optional<LockLease> lease = assertTimeoutPreemptively(waitTime.plusSeconds(2),
 				() -> registry
-					.tryAcquire(LockRequest.of(key).waitTime(waitTime).leaseTime(FIXED_LEASE).ownedByThread(false)),
+					.tryAcquire(LockRequest.of(key).waitTime(waitTime).leaseTime(leaseTime).ownedByThread(false)),
 				() -> "tryAcquire('" + key + "', waitTime " + waitTime + ") on Redlock did not return within the wait "
 						+ "time + 2 s");
 		return lease.map((granted) -> new Hold(System.nanoTime(), LeaseDeadline.of(granted), granted));
