@@ -59,7 +59,7 @@ class RedlockDurabilityFaultIntegrationTests {
 	 * second client's quorum (a reconnect to a restarted node, retries past slow answers on a
 	 * loaded machine) still forms while the first grant is valid.
 	 */
-	private static final Duration HOLE_LEASE = Duration.ofSeconds(10);
+	private static final Duration HOLE_LEASE = Duration.ofSeconds(20);
 
 	private static final Duration PER_NODE_TIMEOUT = Duration.ofMillis(200);
 
@@ -124,6 +124,9 @@ class RedlockDurabilityFaultIntegrationTests {
 			Hold first = hold(this.client1, key, HOLE_LEASE);
 			this.nodes.get(2).kill();
 			this.nodes.get(2).restart();
+			// Client 2 reconnects to node 2 with Lettuce's backoff, which on a loaded machine can
+			// outlast a wait of seconds: let it reconnect first (node 2 is empty all the same).
+			awaitAnswers(this.factories.get(this.proxies1.size() + 2));
 			cut(this.proxies2, 0, 1);
 			Optional<Hold> second = tryHold(this.client2, key, Duration.ofSeconds(5), FIXED_LEASE);
 			if (second.isPresent()) {
@@ -306,13 +309,15 @@ class RedlockDurabilityFaultIntegrationTests {
 	 * for a reason that is not the one under test (seen once in CI, in T27 (a)).
 	 */
 	private void awaitEveryConnectionAnswers() {
-		for (LettuceConnectionFactory factory : this.factories) {
-			await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-				try (RedisConnection connection = factory.getConnection()) {
-					return "PONG".equals(connection.ping());
-				}
-			});
-		}
+		this.factories.forEach(RedlockDurabilityFaultIntegrationTests::awaitAnswers);
+	}
+
+	private static void awaitAnswers(LettuceConnectionFactory factory) {
+		await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+			try (RedisConnection connection = factory.getConnection()) {
+				return "PONG".equals(connection.ping());
+			}
+		});
 	}
 
 	/**
