@@ -11,8 +11,9 @@ import java.util.Map;
 
 /**
  * Turns the results into a Markdown table (throughput also as a ratio to the floor, to the bound
- * where the scenario has one, and to the sections run back to back without a lock where the
- * scenario has that reference) and an SVG bar chart of throughput relative to the floor (to the
+ * where the scenario has one, and to the scenario's reference where it has one: the sections
+ * back to back without a lock for the subscribers, a fair {@code ReentrantLock} of one JVM for
+ * the threads on a hot key) and an SVG bar chart of throughput relative to the floor (to the
  * bound for the reactive scenario, which has no floor).
  */
 final class BenchmarkReport {
@@ -31,7 +32,7 @@ final class BenchmarkReport {
 			List<ScenarioDriver.Result> floorResults = scenario.getValue().get(FloorLock.NAME);
 			double floor = (floorResults != null) ? best(floorResults) : Double.NaN;
 			double bound = scenario.getKey().bound();
-			double backToBack = backToBack(scenario.getValue());
+			double reference = reference(scenario.getValue());
 			out.append("\n**").append(scenario.getKey().name()).append("**");
 			if (Double.isFinite(bound)) {
 				out.append(String.format(Locale.ROOT, " (bound %.0f grants/s)", bound));
@@ -39,13 +40,13 @@ final class BenchmarkReport {
 			out.append("\n\n| contender | grants/s |")
 				.append(Double.isNaN(floor) ? "" : " × floor |")
 				.append(Double.isFinite(bound) ? " % of bound |" : "")
-				.append(Double.isNaN(backToBack) ? "" : " % of back to back |")
+				.append(Double.isNaN(reference) ? "" : " % of reference |")
 				.append(" p50 µs | p99 µs | p99.9 µs | commands/grant | max/min grants per ")
 				.append(scenario.getKey().reactive() ? "subscriber |\n" : "thread |\n")
 				.append("| --- | --- |")
 				.append(Double.isNaN(floor) ? "" : " --- |")
 				.append(Double.isFinite(bound) ? " --- |" : "")
-				.append(Double.isNaN(backToBack) ? "" : " --- |")
+				.append(Double.isNaN(reference) ? "" : " --- |")
 				.append(" --- | --- | --- | --- | --- |\n");
 			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
 				ScenarioDriver.Result best = medianResult(contender.getValue());
@@ -56,8 +57,8 @@ final class BenchmarkReport {
 				if (Double.isFinite(bound)) {
 					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / bound));
 				}
-				if (!Double.isNaN(backToBack)) {
-					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / backToBack));
+				if (!Double.isNaN(reference)) {
+					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / reference));
 				}
 				out.append(String.format(Locale.ROOT, " %.0f | %.0f | %.0f | %.1f | %s |%n", best.p50Micros(),
 						best.p99Micros(), best.p999Micros(), best.commandsPerGrant(), fairness(best)));
@@ -75,19 +76,19 @@ final class BenchmarkReport {
 			List<ScenarioDriver.Result> floorResults = scenario.getValue().get(FloorLock.NAME);
 			// Without a floor (the reactive scenario), the bars are relative to the bound.
 			boolean ofBound = floorResults == null;
-			double reference = ofBound ? scenario.getKey().bound() : best(floorResults);
-			double backToBack = backToBack(scenario.getValue());
+			double scale = ofBound ? scenario.getKey().bound() : best(floorResults);
+			double reference = reference(scenario.getValue());
 			bars.append(String.format(Locale.ROOT, "<text x='10' y='%d' font-weight='bold'>%s%s</text>%n", y,
 					escape(scenario.getKey().name()), ofBound ? " (no floor: relative to the bound)" : ""));
 			y += rowHeight;
 			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
-				double ratio = best(contender.getValue()) / reference;
+				double ratio = best(contender.getValue()) / scale;
 				int length = (int) Math.min(width - 330, Math.round(ratio * 250));
 				String label = ofBound ? String.format(Locale.ROOT, "%.0f%% of the bound", ratio * 100)
 						: String.format(Locale.ROOT, "%.2f×", ratio);
-				if (!Double.isNaN(backToBack)) {
-					label += String.format(Locale.ROOT, ", %.0f%% of back to back",
-							100 * best(contender.getValue()) / backToBack);
+				if (!Double.isNaN(reference)) {
+					label += String.format(Locale.ROOT, ", %.0f%% of the reference",
+							100 * best(contender.getValue()) / reference);
 				}
 				bars.append(String.format(Locale.ROOT,
 						"<text x='10' y='%d'>%s</text><rect x='230' y='%d' width='%d' height='12' fill='%s'/>"
@@ -127,11 +128,15 @@ final class BenchmarkReport {
 	}
 
 	/**
-	 * The throughput of the sections back to back without a lock, the most any lock reaches
-	 * with them; {@code NaN} where the scenario has no such reference.
+	 * The throughput of the scenario's reference: the sections back to back without a lock (the
+	 * most any lock reaches with them), or a fair {@code ReentrantLock} of one JVM (what handing
+	 * a lock between threads costs here); {@code NaN} where the scenario has no reference.
 	 */
-	private static double backToBack(Map<String, List<ScenarioDriver.Result>> contenders) {
+	private static double reference(Map<String, List<ScenarioDriver.Result>> contenders) {
 		List<ScenarioDriver.Result> reference = contenders.get(ReactiveContenders.BACK_TO_BACK);
+		if (reference == null) {
+			reference = contenders.get(Contenders.IN_PROCESS);
+		}
 		return (reference != null) ? best(reference) : Double.NaN;
 	}
 

@@ -50,14 +50,15 @@ final class Comparison {
 						}
 						continue;
 					}
+					List<Contender> running = contenders.stream().filter((c) -> Contenders.runsIn(c, scenario)).toList();
 					if (scenario.jvms() == 1) {
-						for (Contender contender : contenders) {
+						for (Contender contender : running) {
 							// Warm-up, not reported. Child JVMs warm themselves up before GO.
 							driver.run(scenario, contender, warmUp);
 						}
 					}
 					for (int round = 0; round < rounds; round++) {
-						for (Contender contender : contenders) {
+						for (Contender contender : running) {
 							report.add(checked((scenario.jvms() == 1) ? driver.run(scenario, contender, perRun)
 									: multiJvm.run(scenario, contender.name(), perRun)));
 						}

@@ -3,7 +3,9 @@ package io.distlock.benchmark;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 import org.redisson.Redisson;
@@ -21,7 +23,9 @@ import io.distlock.redis.RedisLockRegistry;
 /**
  * The contenders of one comparison, all on the same Redis: distlock, Redisson's {@code RLock}
  * (watchdog mode), Spring Integration's {@code RedisLockRegistry} (spin and pub/sub) and the
- * floor.
+ * floor; and, in the hot-key scenarios of one JVM, a reference that is no distributed lock at
+ * all: a fair {@link ReentrantLock}, what handing a lock between threads of one process costs on
+ * this machine.
  */
 final class Contenders {
 
@@ -37,6 +41,8 @@ final class Contenders {
 
 	static final String NO_LOCK = "no lock (negative control)";
 
+	static final String IN_PROCESS = "fair ReentrantLock, this JVM only (reference)";
+
 	/** The async contender's wait time: longer than any scenario, as {@code lock()} waits. */
 	private static final Duration ASYNC_WAIT = Duration.ofMinutes(10);
 
@@ -45,10 +51,19 @@ final class Contenders {
 
 	/** The names of all contenders, in the order of the report. */
 	static final List<String> NAMES = List.of(DISTLOCK, DISTLOCK_ASYNC, REDISSON, SPRING_INTEGRATION_SPIN, SPRING_INTEGRATION_PUB_SUB,
-			FloorLock.NAME);
+			FloorLock.NAME, IN_PROCESS);
 
 	static List<Contender> all(int port) {
 		return NAMES.stream().map((name) -> named(name, port)).toList();
+	}
+
+	/**
+	 * Return whether the contender runs in the scenario: the in-process reference only where
+	 * its threads share one key in one JVM, the only place it excludes anything and the only
+	 * place a handoff between threads decides the throughput.
+	 */
+	static boolean runsIn(Contender contender, Scenario scenario) {
+		return !IN_PROCESS.equals(contender.name()) || (scenario.hotKey() && scenario.jvms() == 1);
 	}
 
 	/**
@@ -63,6 +78,7 @@ final class Contenders {
 			case SPRING_INTEGRATION_PUB_SUB -> springIntegration(port, RedisLockType.PUB_SUB_LOCK);
 			case FloorLock.NAME -> new FloorLock(port);
 			case NO_LOCK -> noLock();
+			case IN_PROCESS -> inProcess();
 			default -> throw new IllegalArgumentException("No contender named '" + name + "'");
 		};
 	}
@@ -88,6 +104,16 @@ final class Contenders {
 			}
 
 		};
+	}
+
+	/**
+	 * The in-process reference: a fair {@link ReentrantLock} per key, which hands the lock to the
+	 * longest waiting thread as distlock's local gate does. No Redis, so it excludes only the
+	 * threads of this JVM: the most a lock that hands over between threads can reach here.
+	 */
+	static Contender inProcess() {
+		ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+		return ofLocks(IN_PROCESS, (key) -> locks.computeIfAbsent(key, (k) -> new ReentrantLock(true)), locks::clear);
 	}
 
 	private static LettuceConnectionFactory connectionFactory(int port) {

@@ -23,10 +23,15 @@ class BenchmarkSmokeTests {
 		String markdown = report.markdown();
 		assertThat(markdown).contains("distlock", "Redisson RLock", "Spring Integration (spin)",
 				"Spring Integration (pub/sub)", "floor (SET NX + Lua)", "distlock (ReactiveLocks)",
-				"Redisson RLockReactive", ReactiveContenders.BACK_TO_BACK);
-		// The reactive distlock row as a share of the reference row of the same run.
-		assertThat(markdown).containsPattern("\\| % of back to back \\|")
-			.containsPattern("\\| distlock \\(ReactiveLocks\\) \\| \\d+ \\| \\d+% \\| \\d+% \\|");
+				"Redisson RLockReactive", ReactiveContenders.BACK_TO_BACK, Contenders.IN_PROCESS);
+		// The distlock rows as a share of the reference row of the same run: the reactive one of
+		// the sections back to back, the blocking one on a hot key of the in-process lock.
+		assertThat(markdown).containsPattern("\\| % of reference \\|")
+			.containsPattern("\\| distlock \\(ReactiveLocks\\) \\| \\d+ \\| \\d+% \\| \\d+% \\|")
+			.containsPattern("\\| distlock \\| \\d+ \\| [\\d.]+ \\| \\d+% \\| \\d+% \\|");
+		// The in-process reference is no distributed lock: never in a scenario of two JVMs.
+		String twoJvms = markdown.substring(markdown.indexOf("2 JVMs"), markdown.indexOf("64 waiters"));
+		assertThat(twoJvms).doesNotContain(Contenders.IN_PROCESS);
 		for (Scenario scenario : Scenario.ALL) {
 			assertThat(markdown).contains(scenario.name());
 		}
