@@ -52,8 +52,8 @@ final class QuorumCall {
 		// The timer is armed before any node is asked, so that every node gets the same time. It
 		// is never cancelled (time up on a decided call changes nothing): cancelling it when the
 		// last answer comes would take the timer queue's lock on the driver's event loop. Each
-		// timer lives for one per-node timeout.
-		// It runs on the JDK's delay thread, as a timeout of CompletableFuture.orTimeout does.
+		// timer lives for one per-node timeout, on the JDK's delay thread (as a timeout of
+		// CompletableFuture.orTimeout does).
 		CompletableFuture.delayedExecutor(this.perNodeTimeout.toNanos(), TimeUnit.NANOSECONDS, Runnable::run)
 			.execute(call::timeUp);
 		for (int i = 0; i < this.nodes.size(); i++) {
