@@ -33,6 +33,8 @@ final class Contenders {
 
 	static final String DISTLOCK_ASYNC = "distlock (async)";
 
+	static final String DISTLOCK_NO_HANDOFF = "distlock, local handoff off";
+
 	static final String REDISSON = "Redisson RLock";
 
 	static final String SPRING_INTEGRATION_SPIN = "Spring Integration (spin)";
@@ -50,7 +52,7 @@ final class Contenders {
 	}
 
 	/** The names of all contenders, in the order of the report. */
-	static final List<String> NAMES = List.of(DISTLOCK, DISTLOCK_ASYNC, REDISSON, SPRING_INTEGRATION_SPIN, SPRING_INTEGRATION_PUB_SUB,
+	static final List<String> NAMES = List.of(DISTLOCK, DISTLOCK_ASYNC, DISTLOCK_NO_HANDOFF, REDISSON, SPRING_INTEGRATION_SPIN, SPRING_INTEGRATION_PUB_SUB,
 			FloorLock.NAME, IN_PROCESS);
 
 	static List<Contender> all(int port) {
@@ -60,10 +62,15 @@ final class Contenders {
 	/**
 	 * Return whether the contender runs in the scenario: the in-process reference only where
 	 * its threads share one key in one JVM, the only place it excludes anything and the only
-	 * place a handoff between threads decides the throughput.
+	 * place a handoff between threads decides the throughput; distlock without local handoff
+	 * only on one thread, to show what handoff being on costs a path that never hands over.
 	 */
 	static boolean runsIn(Contender contender, Scenario scenario) {
-		return !IN_PROCESS.equals(contender.name()) || (scenario.hotKey() && scenario.jvms() == 1);
+		return switch (contender.name()) {
+			case IN_PROCESS -> scenario.hotKey() && scenario.jvms() == 1;
+			case DISTLOCK_NO_HANDOFF -> scenario.threads() == 1 && scenario.jvms() == 1;
+			default -> true;
+		};
 	}
 
 	/**
@@ -73,6 +80,7 @@ final class Contenders {
 		return switch (name) {
 			case DISTLOCK -> distlock(port);
 			case DISTLOCK_ASYNC -> distlockAsync(port);
+			case DISTLOCK_NO_HANDOFF -> distlockWithoutHandoff(port);
 			case REDISSON -> redisson(port);
 			case SPRING_INTEGRATION_SPIN -> springIntegration(port, RedisLockType.SPIN_LOCK);
 			case SPRING_INTEGRATION_PUB_SUB -> springIntegration(port, RedisLockType.PUB_SUB_LOCK);
@@ -128,6 +136,19 @@ final class Contenders {
 		LettuceConnectionFactory factory = connectionFactory(port);
 		RedisLockRegistry registry = new RedisLockRegistry(factory);
 		return ofLocks(DISTLOCK, registry::obtain, () -> {
+			registry.close();
+			factory.destroy();
+		});
+	}
+
+	/**
+	 * distlock through the blocking {@code Lock} API with local handoff turned off
+	 * ({@code distlock.local-handoff.max-handoffs=0}).
+	 */
+	static Contender distlockWithoutHandoff(int port) {
+		LettuceConnectionFactory factory = connectionFactory(port);
+		RedisLockRegistry registry = RedisLockRegistry.builder(factory).localHandoff(0, Duration.ofMillis(50)).build();
+		return ofLocks(DISTLOCK_NO_HANDOFF, registry::obtain, () -> {
 			registry.close();
 			factory.destroy();
 		});

@@ -32,6 +32,10 @@ class BenchmarkSmokeTests {
 		// The in-process reference is no distributed lock: never in a scenario of two JVMs.
 		String twoJvms = markdown.substring(markdown.indexOf("2 JVMs"), markdown.indexOf("64 waiters"));
 		assertThat(twoJvms).doesNotContain(Contenders.IN_PROCESS);
+		// distlock without local handoff runs on one thread only, beside the defaults.
+		String oneThread = markdown.substring(markdown.indexOf("1 thread"), markdown.indexOf("16 threads"));
+		assertThat(oneThread).contains(Contenders.DISTLOCK_NO_HANDOFF);
+		assertThat(markdown.substring(markdown.indexOf("16 threads"))).doesNotContain(Contenders.DISTLOCK_NO_HANDOFF);
 		for (Scenario scenario : Scenario.ALL) {
 			assertThat(markdown).contains(scenario.name());
 		}
