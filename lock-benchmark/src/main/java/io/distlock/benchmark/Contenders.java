@@ -21,11 +21,12 @@ import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 
 /**
- * The contenders of one comparison, all on the same Redis: distlock, Redisson's {@code RLock}
- * (watchdog mode), Spring Integration's {@code RedisLockRegistry} (spin and pub/sub) and the
- * floor; and, in the hot-key scenarios of one JVM, a reference that is no distributed lock at
- * all: a fair {@link ReentrantLock}, what handing a lock between threads of one process costs on
- * this machine.
+ * The contenders of one comparison, all on the same Redis: distlock (blocking and async),
+ * Redisson's {@code RLock} (watchdog mode), Spring Integration's {@code RedisLockRegistry} (spin
+ * and pub/sub) and the floor; on one thread, distlock with local handoff off; and, in the hot-key
+ * scenarios of one JVM, a reference that is no distributed lock at all: a fair
+ * {@link ReentrantLock}, what handing a lock between threads of one process costs on this
+ * machine. {@link #runsIn} says which runs where.
  */
 final class Contenders {
 
@@ -52,8 +53,8 @@ final class Contenders {
 	}
 
 	/** The names of all contenders, in the order of the report. */
-	static final List<String> NAMES = List.of(DISTLOCK, DISTLOCK_ASYNC, DISTLOCK_NO_HANDOFF, REDISSON, SPRING_INTEGRATION_SPIN, SPRING_INTEGRATION_PUB_SUB,
-			FloorLock.NAME, IN_PROCESS);
+	static final List<String> NAMES = List.of(DISTLOCK, DISTLOCK_ASYNC, DISTLOCK_NO_HANDOFF, REDISSON,
+			SPRING_INTEGRATION_SPIN, SPRING_INTEGRATION_PUB_SUB, FloorLock.NAME, IN_PROCESS);
 
 	static List<Contender> all(int port) {
 		return NAMES.stream().map((name) -> named(name, port)).toList();
