@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -134,12 +135,7 @@ final class Contenders {
 	}
 
 	static Contender distlock(int port) {
-		LettuceConnectionFactory factory = connectionFactory(port);
-		RedisLockRegistry registry = new RedisLockRegistry(factory);
-		return ofLocks(DISTLOCK, registry::obtain, () -> {
-			registry.close();
-			factory.destroy();
-		});
+		return distlockLocks(DISTLOCK, port, UnaryOperator.identity());
 	}
 
 	/**
@@ -147,9 +143,16 @@ final class Contenders {
 	 * ({@code distlock.local-handoff.max-handoffs=0}).
 	 */
 	static Contender distlockWithoutHandoff(int port) {
+		return distlockLocks(DISTLOCK_NO_HANDOFF, port, (builder) -> builder.localHandoff(0, Duration.ofMillis(50)));
+	}
+
+	/**
+	 * distlock through the blocking {@code Lock} API, on a registry with the given options.
+	 */
+	private static Contender distlockLocks(String name, int port, UnaryOperator<RedisLockRegistry.Builder> options) {
 		LettuceConnectionFactory factory = connectionFactory(port);
-		RedisLockRegistry registry = RedisLockRegistry.builder(factory).localHandoff(0, Duration.ofMillis(50)).build();
-		return ofLocks(DISTLOCK_NO_HANDOFF, registry::obtain, () -> {
+		RedisLockRegistry registry = options.apply(RedisLockRegistry.builder(factory)).build();
+		return ofLocks(name, registry::obtain, () -> {
 			registry.close();
 			factory.destroy();
 		});

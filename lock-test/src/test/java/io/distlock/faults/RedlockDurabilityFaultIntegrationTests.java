@@ -128,7 +128,7 @@ class RedlockDurabilityFaultIntegrationTests {
 			// outlast a wait of seconds: let it reconnect first (node 2 is empty all the same).
 			awaitAnswers(this.factories.get(this.proxies1.size() + 2));
 			cut(this.proxies2, 0, 1);
-			Optional<Hold> second = tryHold(this.client2, key, Duration.ofSeconds(5), FIXED_LEASE);
+			Optional<Hold> second = tryHold(this.client2, key, Duration.ofSeconds(5));
 			if (second.isPresent()) {
 				MutexHistory history = MutexHistory.of(List.of(first.asHold(), second.get().asHold()));
 				if (!history.overlaps().isEmpty() && first.lease().isValid()) {
@@ -205,7 +205,7 @@ class RedlockDurabilityFaultIntegrationTests {
 			this.nodes.get(2).command("PEXPIRE", "distlock:{" + key + "}", "1");
 			await().atMost(Duration.ofSeconds(2))
 				.until(() -> !Boolean.TRUE.equals(this.nodes.get(2).template().hasKey("distlock:{" + key + "}")));
-			Hold second = tryHold(this.client2, key, Duration.ofSeconds(2), FIXED_LEASE).orElseThrow(
+			Hold second = tryHold(this.client2, key, Duration.ofSeconds(2)).orElseThrow(
 					() -> new AssertionError("client 2 found no quorum on C, D, E"));
 			MutexHistory history = MutexHistory.of(List.of(first.asHold(), second.asHold()));
 			if (!history.overlaps().isEmpty() && first.lease().isValid()) {
