@@ -53,13 +53,16 @@ final class KeyGates {
 	 * @param holder the owning thread, or {@code null} for a hold no thread owns
 	 */
 	static String gateKey(LockMode mode, String key, Thread holder, long uniqueId) {
-		String perHolder = "\u0000" + ((holder != null) ? "thread-" + holder.getId() : "hold-" + uniqueId);
 		return switch (mode) {
 			case EXCLUSIVE -> key;
 			case WRITE -> "\u0000write\u0000" + key;
-			case FAIR -> "\u0000fair\u0000" + key + perHolder;
-			case READ -> "\u0000read\u0000" + key + perHolder;
+			case FAIR -> "\u0000fair\u0000" + key + perHolder(holder, uniqueId);
+			case READ -> "\u0000read\u0000" + key + perHolder(holder, uniqueId);
 		};
+	}
+
+	private static String perHolder(Thread holder, long uniqueId) {
+		return "\u0000" + ((holder != null) ? "thread-" + holder.getId() : "hold-" + uniqueId);
 	}
 
 	int size() {

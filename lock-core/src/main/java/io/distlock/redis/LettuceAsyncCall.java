@@ -5,6 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.RedisConnection;
@@ -33,6 +35,19 @@ final class LettuceAsyncCall {
 	static boolean supports(RedisConnection connection) {
 		return !connection.isPipelined() && !connection.isQueueing()
 				&& connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?>;
+	}
+
+	/**
+	 * Return whether the connection's native Lettuce connection is open: connected, not closed
+	 * and not reconnecting.
+	 */
+	static boolean isOpen(RedisConnection connection) {
+		Object commands = connection.getNativeConnection();
+		if (commands instanceof RedisAsyncCommands<?, ?> standalone) {
+			return standalone.getStatefulConnection().isOpen();
+		}
+		return commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster
+				&& cluster.getStatefulConnection().isOpen();
 	}
 
 	/**

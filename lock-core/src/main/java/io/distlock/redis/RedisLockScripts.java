@@ -84,24 +84,25 @@ final class RedisLockScripts {
 			""", ReturnType.MULTI);
 
 	/**
-	 * Delete a write lock only if the caller still owns it, and publish the release only when
-	 * some process waits for it.
+	 * Delete a lock only if the caller still owns it, and publish the release only when some
+	 * process waits for it: a write lock, or an exclusive lock never handed between threads of
+	 * its process (no local token to record, so the fence key is not touched).
 	 * <p>
-	 * KEYS: lock, waiting. ARGV: owner, channel, user key. Returns 1 if released, 0 if the lock
-	 * was no longer the caller's.
+	 * KEYS: lock, waiting. ARGV: owner, channel, user key. Returns 2 if released and awaited, 1
+	 * if released, 0 if the lock was no longer the caller's.
 	 */
 	static final LuaScript RELEASE = new LuaScript("release", RELEASE_OWNED + """
-			return math.min(release_owned(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3]), 1)
+			return release_owned(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
 			""", ReturnType.INTEGER);
 
 	/**
-	 * Release an exclusive lock, which may have been handed between threads of its process: first
-	 * raise the fence record to the last token handed out locally (whoever holds the lock now,
-	 * so that every later token is larger), then delete the lock if the caller still owns it and
-	 * publish only when some process waits for it.
+	 * Release an exclusive lock that was handed between threads of its process: first raise the
+	 * fence record to the last token handed out locally (whoever holds the lock now, so that
+	 * every later token is larger), then delete the lock if the caller still owns it and publish
+	 * only when some process waits for it.
 	 * <p>
-	 * KEYS: lock, waiting, fence. ARGV: owner, channel, user key, last local token (0 for none),
-	 * fence retention ms. Returns 2 if released and awaited, 1 if released, 0 if the lock was no
+	 * KEYS: lock, waiting, fence. ARGV: owner, channel, user key, last local token, fence
+	 * retention ms. Returns 2 if released and awaited, 1 if released, 0 if the lock was no
 	 * longer the caller's.
 	 */
 	static final LuaScript RELEASE_EXCLUSIVE = new LuaScript("release-exclusive", RAISE_FENCE + RELEASE_OWNED + """

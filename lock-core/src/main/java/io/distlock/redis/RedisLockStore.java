@@ -38,6 +38,8 @@ public final class RedisLockStore implements LockStore {
 
 	private final byte[] fenceRetentionMillis;
 
+	private final StoreConnections connections;
+
 	private final ReleaseSubscription subscription;
 
 	/** Loaded only when enabled: it needs the Lettuce driver. */
@@ -69,6 +71,7 @@ public final class RedisLockStore implements LockStore {
 		this.connectionFactory = connectionFactory;
 		this.keys = keys;
 		this.fenceRetentionMillis = leaseMillis(fenceRetentionTime);
+		this.connections = new StoreConnections(connectionFactory);
 		this.subscription = new ReleaseSubscription(connectionFactory, keys.channel());
 		this.replicaAcknowledgement = (replicas > 0) ? new ReplicaAcknowledgement(replicas, replicaTimeout) : null;
 		this.replicaWaits = (replicas > 0) ? new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
@@ -107,8 +110,11 @@ public final class RedisLockStore implements LockStore {
 
 	private CompletableFuture<Acquisition> acquire(LockMode mode, String key, String owner, Duration leaseTime, Duration waitTime,
 			String writeOwner) {
-		byte[][] args = { bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime),
-				bytes(writeOwner) };
+		// Only a read lock's script reads the fifth argument, the caller's own write lock.
+		byte[][] args = (mode == LockMode.READ)
+				? new byte[][] { bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime),
+						bytes(writeOwner) }
+				: new byte[][] { bytes(owner), leaseMillis(leaseTime), this.fenceRetentionMillis, millis(waitTime) };
 		LuaScript script;
 		byte[][] keysAndArgs;
 		switch (mode) {
@@ -167,7 +173,7 @@ public final class RedisLockStore implements LockStore {
 			case READ -> RedisLockScripts.READ_RELEASE.run(connection, 2,
 					keysAndArgs(args, this.keys.readers(key), this.keys.waiting(key)));
 		});
-		return released.thenApply((count) -> count != null && count == 1L);
+		return released.thenApply((count) -> count != null && count != 0L);
 	}
 
 	@Override
@@ -177,12 +183,21 @@ public final class RedisLockStore implements LockStore {
 
 	@Override
 	public CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
-		byte[][] keysAndArgs = keysAndArgs(
-				new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
-						this.fenceRetentionMillis },
-				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
-		CompletableFuture<Long> released = call(
-				(connection) -> RedisLockScripts.RELEASE_EXCLUSIVE.run(connection, 3, keysAndArgs));
+		byte[] lockKey = this.keys.lock(key);
+		byte[] waitingKey = this.keys.waiting(key);
+		CompletableFuture<Long> released;
+		if (lastToken == 0) {
+			// Never handed over: no local token to record, so the fence key is not even named.
+			byte[][] keysAndArgs = { lockKey, waitingKey, bytes(owner), this.keys.channel(), bytes(key) };
+			released = call((connection) -> RedisLockScripts.RELEASE.run(connection, 2, keysAndArgs));
+		}
+		else {
+			byte[][] keysAndArgs = keysAndArgs(
+					new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
+							this.fenceRetentionMillis },
+					lockKey, waitingKey, this.keys.fence(key));
+			released = call((connection) -> RedisLockScripts.RELEASE_EXCLUSIVE.run(connection, 3, keysAndArgs));
+		}
 		return released.thenApply((count) -> {
 			if (count == null || count == 0L) {
 				return Release.NOT_HELD;
@@ -248,27 +263,8 @@ public final class RedisLockStore implements LockStore {
 		});
 	}
 
-	/**
-	 * Send requests on a connection of the factory and close it once they are answered. With a
-	 * shared Lettuce connection (the default) closing it frees nothing; with a pooled one it goes
-	 * back to the pool only when no request on it is still in flight.
-	 */
 	private <T> CompletableFuture<T> call(Function<RedisConnection, CompletableFuture<T>> requests) {
-		RedisConnection connection;
-		try {
-			connection = this.connectionFactory.getConnection();
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		CompletableFuture<T> answered;
-		try {
-			answered = requests.apply(connection);
-		}
-		catch (RuntimeException ex) {
-			answered = CompletableFuture.failedFuture(ex);
-		}
-		return answered.whenComplete((reply, failure) -> connection.close());
+		return this.connections.call(requests);
 	}
 
 	private byte[][] readWriteKeys(String key) {
@@ -353,6 +349,7 @@ public final class RedisLockStore implements LockStore {
 	@Override
 	public void close() {
 		this.subscription.stop();
+		this.connections.close();
 		if (this.replicaWaits != null) {
 			this.replicaWaits.shutdown();
 		}
