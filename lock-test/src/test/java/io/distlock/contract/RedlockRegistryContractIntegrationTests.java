@@ -66,8 +66,18 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 		return false;
 	}
 
+	/**
+	 * Delete the key on every node, once every node has it: an acquisition returns as soon as a
+	 * quorum granted it, and the last node's grant may still be on its way (it would land after
+	 * the delete). Every caller has just acquired the key on healthy nodes.
+	 */
 	@Override
 	protected void deleteInStore(AbstractLockRegistry registry, String key) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+		while (!nodes.stream().allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key))))
+				&& System.nanoTime() < deadline) {
+			Thread.onSpinWait();
+		}
 		nodes.forEach((node) -> node.template().delete(lockKey(key)));
 	}
 
