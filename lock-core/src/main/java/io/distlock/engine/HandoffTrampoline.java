@@ -1,7 +1,6 @@
 package io.distlock.engine;
 
 import java.util.ArrayDeque;
-import java.util.function.Supplier;
 
 /**
  * Runs the continuation of an asynchronous waiter that takes over a grant handed over by an
@@ -12,11 +11,12 @@ import java.util.function.Supplier;
  * holder's code would start inside the previous holder's release, before that holder's
  * {@code onReleased}, and a holder that releases synchronously would nest the next one inside
  * it, one stack level per holder, until the stack overflows. Run on the registry's timer, as it
- * once was, it costs a thread wake-up per grant. Here the release that hands a grant over is run
- * by {@link #release}; the continuations deferred while it runs ({@link #defer}) run after it
- * returned, in the order they were deferred, by one loop on that thread. A continuation that
- * releases and hands over again defers the next one to the same loop, so the stack stays as deep
- * as one continuation whatever the number of synchronous handoffs in a row.
+ * once was, it costs a thread wake-up per grant. Here the release that hands a grant over runs
+ * in a scope ({@link #open}); the continuations deferred while it runs ({@link #defer}) run once
+ * it has returned and closes the scope, in the order they were deferred, by one loop on that
+ * thread. A continuation that releases and hands over again defers the next one to the same
+ * loop, so the stack stays as deep as one continuation whatever the number of synchronous
+ * handoffs in a row.
  * <p>
  * Nothing waits here and no lock is held while a continuation runs. A continuation deferred
  * here must ask nothing of the store: one that finds it has to goes on on the timer, as anything
@@ -26,39 +26,34 @@ final class HandoffTrampoline {
 
 	private static final ThreadLocal<Loop> loops = ThreadLocal.withInitial(Loop::new);
 
+	/** The scope of a release inside another one: the outer one runs what it defers. */
+	private static final Scope NESTED = () -> {
+	};
+
 	private HandoffTrampoline() {
 	}
 
 	/**
-	 * Run a release on the calling thread, then the continuations it deferred, one after the
-	 * other. Inside a continuation that this thread's loop runs, just run the release: its
-	 * continuations join that loop.
-	 * @param release the release
-	 * @return what the release returned
+	 * Open the scope of a release on the calling thread: closing it runs the continuations
+	 * deferred meanwhile, one after the other, and those they defer. Inside a continuation that
+	 * this thread's loop runs, closing it does nothing: the continuations join that loop.
+	 * @return the scope, to close in a {@code finally} block (try-with-resources) once the
+	 * release has returned
 	 */
-	static <T> T release(Supplier<T> release) {
+	static Scope open() {
 		Loop loop = loops.get();
 		if (loop.running) {
-			return release.get();
+			return NESTED;
 		}
 		loop.running = true;
-		T result;
-		try {
-			result = release.get();
-		}
-		catch (RuntimeException | Error ex) {
-			loop.runDeferred(ex);
-			throw ex;
-		}
-		loop.runDeferred(null);
-		return result;
+		return loop;
 	}
 
 	/**
 	 * Defer a continuation to the loop of the release running on the calling thread, if any.
 	 * @param continuation the continuation
-	 * @return whether it was deferred; {@code false} when no release run by {@link #release}
-	 * runs on this thread, and the caller must run it elsewhere
+	 * @return whether it was deferred; {@code false} when no scope is open on this thread, and
+	 * the caller must run it elsewhere
 	 */
 	static boolean defer(Runnable continuation) {
 		Loop loop = loops.get();
@@ -69,8 +64,16 @@ final class HandoffTrampoline {
 		return true;
 	}
 
-	/** The loop of one thread. */
-	private static final class Loop {
+	/** The scope of one release; closing it throws no checked exception. */
+	interface Scope extends AutoCloseable {
+
+		@Override
+		void close();
+
+	}
+
+	/** The loop of one thread, and the scope of its outermost release. */
+	private static final class Loop implements Scope {
 
 		private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
 
@@ -79,12 +82,12 @@ final class HandoffTrampoline {
 		/**
 		 * Run every deferred continuation, those they defer included, and end the loop. One that
 		 * throws does not keep the others from running: each of them is a waiter that the gate
-		 * admitted already, which nothing else would ever let in.
-		 * @param primary what the release threw, to which a failure here is added, or
-		 * {@code null}
+		 * admitted already, which nothing else would ever let in. The first failure is thrown
+		 * once all have run (try-with-resources adds it to what the release threw, if anything).
 		 */
-		void runDeferred(Throwable primary) {
-			Throwable failure = primary;
+		@Override
+		public void close() {
+			Throwable failure = null;
 			try {
 				for (Runnable next = this.deferred.pollFirst(); next != null; next = this.deferred.pollFirst()) {
 					try {
@@ -103,16 +106,12 @@ final class HandoffTrampoline {
 			finally {
 				this.running = false;
 			}
-			if (failure != null && primary == null) {
-				throwUnchecked(failure);
-			}
-		}
-
-		private static void throwUnchecked(Throwable failure) {
 			if (failure instanceof Error error) {
 				throw error;
 			}
-			throw (RuntimeException) failure;
+			if (failure != null) {
+				throw (RuntimeException) failure;
+			}
 		}
 
 	}

@@ -143,7 +143,9 @@ final class HeldLease implements LockLease {
 			// A grant handed to an asynchronous waiter is taken on this thread once the release
 			// returned, rather than on the timer: asynchronous code released it, so asynchronous
 			// code may continue here.
-			return HandoffTrampoline.release(() -> this.parts.releaser().release(this, holdAtLeast));
+			try (HandoffTrampoline.Scope scope = HandoffTrampoline.open()) {
+				return this.parts.releaser().release(this, holdAtLeast);
+			}
 		}
 		return CompletableFuture.completedFuture(null);
 	}
