@@ -140,7 +140,12 @@ final class HeldLease implements LockLease {
 	@Override
 	public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
 		if (RELEASED.compareAndSet(this, false, true)) {
-			return this.parts.releaser().release(this, holdAtLeast);
+			// A grant handed to an asynchronous waiter is taken on this thread once the release
+			// returned, rather than on the timer: asynchronous code released it, so asynchronous
+			// code may continue here.
+			try (HandoffTrampoline.Scope scope = HandoffTrampoline.open()) {
+				return this.parts.releaser().release(this, holdAtLeast);
+			}
 		}
 		return CompletableFuture.completedFuture(null);
 	}

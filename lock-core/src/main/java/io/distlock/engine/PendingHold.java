@@ -23,8 +23,10 @@ import io.distlock.store.LockMode;
  * <p>
  * {@link #cancel()} gives up the place in line: a waiter leaves the queue at once, an attempt in
  * flight is given back when it answers, and a grant that raced the cancellation is released.
- * Nothing here blocks: the continuations run on the caller's thread, the driver's thread or
- * the timer, and the ones that call the store after a wait run on the timer.
+ * Nothing here blocks: the continuations run on the caller's thread, the driver's thread, the
+ * timer or, for an asynchronous waiter that takes over a grant, the thread that released it
+ * (after that release, see {@link HandoffTrampoline}); the ones that call the store after a wait
+ * run on the timer.
  */
 final class PendingHold {
 
@@ -147,20 +149,44 @@ final class PendingHold {
 
 	/**
 	 * The gate let this acquisition in after it queued. A grant handed over is taken at once
-	 * where the admission happened (unless the caller is asynchronous code, whose continuations
-	 * could otherwise nest one holder inside the previous one); anything that asks the store
-	 * after a wait runs on the timer, never on the thread of whoever left the gate, which may be
-	 * the driver's.
+	 * where the admission happened, unless the caller is asynchronous code, whose continuations
+	 * would then nest one holder inside the previous one: those take it on the releasing thread
+	 * once the release is over (see {@link HandoffTrampoline}), or on the timer when the release
+	 * was not an asynchronous one. Anything that asks the store after a wait runs on the timer,
+	 * never on the thread of whoever left the gate, which may be the driver's.
 	 */
 	private void admittedAfterWait(Gate.Admission admission) {
 		this.waiter = null;
 		cancelTimer();
-		if (admission.handedOff() != null && this.request.waiter() != HoldRequest.Waiter.CONTINUATION) {
-			proceed(admission);
-		}
-		else {
+		if (admission.handedOff() == null) {
 			execute(() -> proceed(admission));
 		}
+		else if (this.request.waiter() != HoldRequest.Waiter.CONTINUATION) {
+			proceed(admission);
+		}
+		else if (!HandoffTrampoline.defer(() -> takeHandedOver(admission.handedOff()))) {
+			execute(() -> proceed(admission));
+		}
+	}
+
+	/**
+	 * Take over a grant handed over after a wait, from the releasing thread's trampoline; if too
+	 * little of its lease was left, go on to the store on the timer.
+	 */
+	private void takeHandedOver(Grant handed) {
+		try {
+			this.parts.requireOpen();
+			Grant taken = this.parts.handoff().takeOver(handed, this.request.name());
+			if (taken != null) {
+				granted(taken);
+				return;
+			}
+		}
+		catch (RuntimeException ex) {
+			fail(ex);
+			return;
+		}
+		execute(() -> proceed(Gate.Admission.FREE));
 	}
 
 	private void proceed(Gate.Admission admission) {
