@@ -162,7 +162,7 @@ final class PendingHold {
 			execute(() -> proceed(admission));
 		}
 		else if (this.request.waiter() != HoldRequest.Waiter.CONTINUATION) {
-			proceed(admission);
+			takeHandedOver(admission.handedOff());
 		}
 		else if (!HandoffTrampoline.defer(() -> takeHandedOver(admission.handedOff()))) {
 			execute(() -> proceed(admission));
@@ -170,8 +170,9 @@ final class PendingHold {
 	}
 
 	/**
-	 * Take over a grant handed over after a wait, from the releasing thread's trampoline; if too
-	 * little of its lease was left, go on to the store on the timer.
+	 * Take over a grant handed over after a wait, where the admission happened or from the
+	 * releasing thread's trampoline; if too little of its lease was left, go on to the store on
+	 * the timer, never on the releasing thread, which may be the driver's.
 	 */
 	private void takeHandedOver(Grant handed) {
 		try {
