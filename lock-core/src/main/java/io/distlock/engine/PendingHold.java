@@ -158,21 +158,22 @@ final class PendingHold {
 	private void admittedAfterWait(Gate.Admission admission) {
 		this.waiter = null;
 		cancelTimer();
-		if (admission.handedOff() == null) {
+		Grant handed = admission.handedOff();
+		if (handed == null) {
 			execute(() -> proceed(admission));
 		}
 		else if (this.request.waiter() != HoldRequest.Waiter.CONTINUATION) {
-			takeHandedOver(admission.handedOff());
+			takeHandedOver(handed);
 		}
-		else if (!HandoffTrampoline.defer(() -> takeHandedOver(admission.handedOff()))) {
-			execute(() -> proceed(admission));
+		else if (!HandoffTrampoline.defer(() -> takeHandedOver(handed))) {
+			execute(() -> takeHandedOver(handed));
 		}
 	}
 
 	/**
-	 * Take over a grant handed over after a wait, where the admission happened or from the
-	 * releasing thread's trampoline; if too little of its lease was left, go on to the store on
-	 * the timer, never on the releasing thread, which may be the driver's.
+	 * Take over a grant handed over after a wait: where the admission happened, from the
+	 * releasing thread's trampoline, or on the timer. If too little of its lease was left, go on
+	 * to the store on the timer, never on the releasing thread, which may be the driver's.
 	 */
 	private void takeHandedOver(Grant handed) {
 		try {
@@ -190,16 +191,13 @@ final class PendingHold {
 		execute(() -> proceed(Gate.Admission.FREE));
 	}
 
+	/**
+	 * Go to the store with a gate admission that hands nothing over (a grant handed over is
+	 * taken by {@link #takeHandedOver}), after the yield it asks for, if any.
+	 */
 	private void proceed(Gate.Admission admission) {
 		try {
 			this.parts.requireOpen();
-			if (admission.handedOff() != null) {
-				Grant taken = this.parts.handoff().takeOver(admission.handedOff(), this.request.name());
-				if (taken != null) {
-					granted(taken);
-					return;
-				}
-			}
 			long yieldFor = Math.min(admission.yieldNanos(), remainingNanos());
 			if (yieldFor > 0) {
 				this.gate.clearReleaseSignals();
