@@ -13,7 +13,7 @@ import java.util.Map;
  * Turns the results into a Markdown table (throughput also as a ratio to the floor, to the bound
  * where the scenario has one, and to the scenario's reference where it has one: the sections
  * back to back without a lock for the subscribers, a fair {@code ReentrantLock} of one JVM for
- * the threads on a hot key) and an SVG bar chart of throughput relative to the floor (to the
+ * the threads on a hot key; and where the time per grant went, in Redis and in the client) and an SVG bar chart of throughput relative to the floor (to the
  * bound for the reactive scenario, which has no floor).
  */
 final class BenchmarkReport {
@@ -41,13 +41,14 @@ final class BenchmarkReport {
 				.append(Double.isNaN(floor) ? "" : " × floor |")
 				.append(Double.isFinite(bound) ? " % of bound |" : "")
 				.append(Double.isNaN(reference) ? "" : " % of reference |")
-				.append(" p50 µs | p99 µs | p99.9 µs | commands/grant | max/min grants per ")
+				.append(" p50 µs | p99 µs | p99.9 µs | commands/grant | Redis CPU µs/grant | client CPU µs/grant |")
+				.append(" max/min grants per ")
 				.append(scenario.getKey().reactive() ? "subscriber |\n" : "thread |\n")
 				.append("| --- | --- |")
 				.append(Double.isNaN(floor) ? "" : " --- |")
 				.append(Double.isFinite(bound) ? " --- |" : "")
 				.append(Double.isNaN(reference) ? "" : " --- |")
-				.append(" --- | --- | --- | --- | --- |\n");
+				.append(" --- | --- | --- | --- | --- | --- | --- |\n");
 			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
 				ScenarioDriver.Result best = medianResult(contender.getValue());
 				out.append(String.format(Locale.ROOT, "| %s | %.0f |", contender.getKey(), best.perSecond()));
@@ -60,8 +61,9 @@ final class BenchmarkReport {
 				if (!Double.isNaN(reference)) {
 					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / reference));
 				}
-				out.append(String.format(Locale.ROOT, " %.0f | %.0f | %.0f | %.1f | %s |%n", best.p50Micros(),
-						best.p99Micros(), best.p999Micros(), best.commandsPerGrant(), fairness(best)));
+				out.append(String.format(Locale.ROOT, " %.0f | %.0f | %.0f | %.1f | %s | %s | %s |%n", best.p50Micros(),
+						best.p99Micros(), best.p999Micros(), best.commandsPerGrant(), micros(best.redisCpuMicrosPerGrant()),
+						micros(best.clientCpuMicrosPerGrant()), fairness(best)));
 			}
 		}
 		return out.toString();
@@ -111,6 +113,11 @@ final class BenchmarkReport {
 		Files.createDirectories(directory);
 		Files.writeString(directory.resolve("benchmark.md"), markdown());
 		Files.writeString(directory.resolve("benchmark.svg"), svg());
+	}
+
+	/** A CPU time per grant; "n/a" where it was not measured (a contender in other processes). */
+	private static String micros(double micros) {
+		return Double.isNaN(micros) ? "n/a" : String.format(Locale.ROOT, "%.1f", micros);
 	}
 
 	private static String fairness(ScenarioDriver.Result result) {

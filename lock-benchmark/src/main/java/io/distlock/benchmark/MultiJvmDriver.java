@@ -42,7 +42,7 @@ final class MultiJvmDriver {
 			for (Worker worker : workers) {
 				worker.awaitLine("READY");
 			}
-			long commandsBefore = ScenarioDriver.commands(this.redis);
+			ResourceUse before = ResourceUse.now(this.redis);
 			long start = System.nanoTime();
 			workers.forEach((worker) -> worker.send("GO"));
 			Thread.sleep(duration.toMillis());
@@ -64,10 +64,11 @@ final class MultiJvmDriver {
 				}
 				worker.awaitExit();
 			}
-			long commands = ScenarioDriver.commands(this.redis) - commandsBefore;
+			// The contender ran in the child processes: this process's CPU time says nothing of it.
+			ResourceUse used = ResourceUse.now(this.redis).since(before).withoutProcessCpu();
 			long[][] perThread = latencies.toArray(long[][]::new);
 			int total = Arrays.stream(perThread).mapToInt((mine) -> mine.length).sum();
-			return ScenarioDriver.Result.of(scenario, contender, perThread, elapsed, commands, counter.read(),
+			return ScenarioDriver.Result.of(scenario, contender, perThread, elapsed, used, counter.read(),
 					(total > 0) ? firstJvmGrants / (double) total : Double.NaN);
 		}
 		finally {

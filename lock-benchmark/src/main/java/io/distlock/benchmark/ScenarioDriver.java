@@ -2,22 +2,19 @@ package io.distlock.benchmark;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 
 import reactor.core.publisher.Mono;
 
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.core.RedisCallback;
-
 import io.distlock.test.redis.RedisServer;
 
 /**
  * Runs one scenario with one contender for a while and measures it: grants per second, the
  * latency of lock-section-unlock, Redis commands per grant (from the server's own counter, so
- * commands inside scripts count too), and fairness (most and fewest grants of any thread). A
+ * commands inside scripts count too), the CPU time Redis and the client spent per grant, and
+ * fairness (most and fewest grants of any thread). A
  * non-atomic counter checks exclusion on the hot key. Blocking contenders run in threads
  * ({@link GrantLoops}), reactive ones in subscribers ({@link SubscriberLoops}).
  */
@@ -58,25 +55,19 @@ final class ScenarioDriver {
 
 	/**
 	 * Run the loops for the duration and read what they did: their latencies, the time taken
-	 * (until each finished its last grant), the commands Redis received and the counter.
+	 * (until each finished its last grant), the commands and CPU time Redis spent, the CPU time
+	 * of this process, and the counter.
 	 */
 	private Result measure(Scenario scenario, String contender, Loops loops, Duration duration, IntSupplier counter)
 			throws InterruptedException {
-		long commandsBefore = commands(this.redis);
+		ResourceUse before = ResourceUse.now(this.redis);
 		long startNanos = System.nanoTime();
 		loops.go();
 		Thread.sleep(duration.toMillis());
 		long[][] latencies = loops.stop();
 		long elapsed = System.nanoTime() - startNanos;
-		long commands = commands(this.redis) - commandsBefore;
-		return Result.of(scenario, contender, latencies, elapsed, commands, counter.getAsInt(), Double.NaN);
-	}
-
-	static long commands(RedisServer redis) {
-		Properties stats = redis.template()
-			.execute((RedisCallback<Properties>) (RedisConnection connection) -> connection.serverCommands()
-				.info("stats"));
-		return Long.parseLong(stats.getProperty("total_commands_processed").trim());
+		ResourceUse used = ResourceUse.now(this.redis).since(before);
+		return Result.of(scenario, contender, latencies, elapsed, used, counter.getAsInt(), Double.NaN);
 	}
 
 	private static double percentile(long[] sorted, double percentile) {
@@ -97,28 +88,37 @@ final class ScenarioDriver {
 	 * @param p99Micros 99th percentile
 	 * @param p999Micros 99.9th percentile
 	 * @param commandsPerGrant Redis commands per grant, those inside scripts included
+	 * @param redisCpuMicrosPerGrant Redis's CPU time per grant
+	 * @param clientCpuMicrosPerGrant this process's CPU time per grant, {@code NaN} when the
+	 * contender ran in other processes
 	 * @param mostByOneThread the most grants of one thread (or subscriber)
 	 * @param fewestByOneThread the fewest grants of one thread (or subscriber)
 	 * @param counter the non-atomic counter after the run
 	 * @param firstJvmShare the first JVM's share of the grants, {@code NaN} with one JVM
 	 */
 	record Result(Scenario scenario, String contender, int grants, double perSecond, double p50Micros,
-			double p99Micros, double p999Micros, double commandsPerGrant, int mostByOneThread, int fewestByOneThread,
+			double p99Micros, double p999Micros, double commandsPerGrant, double redisCpuMicrosPerGrant,
+			double clientCpuMicrosPerGrant, int mostByOneThread, int fewestByOneThread,
 			int counter, double firstJvmShare) {
 
 		/**
 		 * Summarize a run.
 		 * @param latencies each thread's latencies in nanoseconds, one per grant
+		 * @param used what Redis and the contender's process used during the run (no process
+		 * CPU time when the contender ran in other processes)
 		 */
-		static Result of(Scenario scenario, String contender, long[][] latencies, long elapsedNanos, long commands,
+		static Result of(Scenario scenario, String contender, long[][] latencies, long elapsedNanos, ResourceUse used,
 				int counter, double firstJvmShare) {
 			long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
 			int total = all.length;
 			int most = Arrays.stream(latencies).mapToInt((mine) -> mine.length).max().orElse(0);
 			int fewest = Arrays.stream(latencies).mapToInt((mine) -> mine.length).min().orElse(0);
+			double perGrant = (total > 0) ? 1.0 / total : Double.NaN;
+			double clientCpuMicros = (used.processCpuNanos() >= 0) ? used.processCpuNanos() / 1e3 * perGrant
+					: Double.NaN;
 			return new Result(scenario, contender, total, total / (elapsedNanos / 1e9), percentile(all, 0.50),
-					percentile(all, 0.99), percentile(all, 0.999), (total > 0) ? commands / (double) total : 0, most,
-					fewest, counter, firstJvmShare);
+					percentile(all, 0.99), percentile(all, 0.999), (total > 0) ? used.commands() * perGrant : 0,
+					used.redisCpuSeconds() * 1e6 * perGrant, clientCpuMicros, most, fewest, counter, firstJvmShare);
 		}
 
 		/**
