@@ -38,6 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the one admitted to the store, waiting behind the kept key, and the one handed the kept grant,
  * which would hold the lock first although it queued later.
  * <p>
+ * The other way round, a kept grant that nobody takes because its waiter gave up during the
+ * round trip is released in Redis, and when that release outlasts the bound, the release is a
+ * failure like any other: {@code FAILED}, the gate left free.
+ * <p>
  * The checkpoint runs in Redis at once; only its reply is held back, by the test, until the
  * release has reported its failure.
  */
@@ -80,6 +84,7 @@ class LateCheckpointHandoffIntegrationTests {
 	@AfterEach
 	void stopRegistry() {
 		this.store.replies.complete(null);
+		this.store.releaseReplies.complete(null);
 		this.registry.close();
 	}
 
@@ -132,6 +137,35 @@ class LateCheckpointHandoffIntegrationTests {
 		assertThat(this.registry.localKeyCount()).isZero();
 	}
 
+	@Test
+	void aKeptGrantNobodyTakesWhoseReleaseOutlastsTheBoundEndsInAFailedReleaseThatFreesTheGate()
+			throws Exception {
+		LockLease first = this.registry.acquire(request());
+		CompletableFuture<LockLease> second = acquireAsync();
+		CompletableFuture<LockLease> third = acquireAsync();
+		first.release();
+		LockLease secondLease = second.get(10, TimeUnit.SECONDS);
+
+		CompletableFuture<Void> release = secondLease.releaseAsync();
+		// The checkpoint is in Redis and its reply held: the waiter it is for gives up meanwhile.
+		assertThat(third.cancel(true)).isTrue();
+		this.store.holdReleases = true;
+		assertThat(release).as("answered before the reply was let go").isNotDone();
+		this.store.replies.complete(null);
+		assertThat(this.store.reply.get(10, TimeUnit.SECONDS).kept()).isTrue();
+
+		// The kept grant nobody took is released in Redis; that reply is held past the bound.
+		release.get(10, TimeUnit.SECONDS);
+		assertThat(this.outcomes).as("not handed over: a failed release")
+			.containsOnly(Map.entry(first, ReleaseOutcome.RELEASED), Map.entry(secondLease, ReleaseOutcome.FAILED));
+		this.store.releaseReplies.complete(null);
+		assertThat(redis.server().template().hasKey("distlock:{" + this.key + "}")).as("key left in Redis")
+			.isFalse();
+		LockLease next = this.registry.tryAcquire(LockRequest.of(this.key)).orElseThrow();
+		next.release();
+		assertThat(this.registry.localKeyCount()).isZero();
+	}
+
 	private CompletableFuture<LockLease> acquireAsync() {
 		CompletableFuture<LockLease> acquisition = this.registry.acquireAsync(request()).toCompletableFuture();
 		assertThat(acquisition).as("queued behind the holder").isNotDone();
@@ -152,7 +186,8 @@ class LateCheckpointHandoffIntegrationTests {
 
 	/**
 	 * Sends every checkpoint to Redis at once and holds its reply back until the test lets the
-	 * replies go; records the reply Redis gave.
+	 * replies go; records the reply Redis gave. Once told to, holds the replies to releases back
+	 * too.
 	 */
 	private static final class LateCheckpointReplies extends ForwardingLockStore {
 
@@ -161,6 +196,10 @@ class LateCheckpointHandoffIntegrationTests {
 		final CompletableFuture<LockStore.Checkpoint> reply = new CompletableFuture<>();
 
 		final CompletableFuture<Void> replies = new CompletableFuture<>();
+
+		final CompletableFuture<Void> releaseReplies = new CompletableFuture<>();
+
+		volatile boolean holdReleases;
 
 		LateCheckpointReplies(LockStore delegate) {
 			super(delegate);
@@ -180,6 +219,12 @@ class LateCheckpointHandoffIntegrationTests {
 				}
 			});
 			return call.thenCombine(this.replies, (checkpoint, letGo) -> checkpoint);
+		}
+
+		@Override
+		public CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
+			CompletableFuture<Release> call = super.releaseExclusive(key, owner, lastToken);
+			return this.holdReleases ? call.thenCombine(this.releaseReplies, (release, letGo) -> release) : call;
 		}
 
 	}
