@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -97,15 +98,8 @@ final class GrantReleaser {
 			fate = ReleaseFate.RELEASE;
 		}
 		long sentNanos = System.nanoTime();
-		CompletableFuture<LockStore.Release> call;
-		try {
-			call = send(grant, fate, holdAtLeast, sentNanos);
-		}
-		catch (RuntimeException ex) {
-			call = CompletableFuture.failedFuture(ex);
-		}
 		ReleaseFate decided = fate;
-		return this.deadlines.within(call, StoreCalls.RELEASE_TIMEOUT)
+		return send(grant, fate, holdAtLeast, sentNanos)
 			.handle((released, failure) -> released(grant, decided, now, sentNanos, released, failure));
 	}
 
@@ -131,38 +125,73 @@ final class GrantReleaser {
 
 	/**
 	 * Send the store call the fate asks for.
-	 * @return whether the grant was still ours and whether another holder waits, or
-	 * {@link LockStore.Release#KEPT} if a checkpoint kept it and a waiter here took it
+	 * @return its answer within {@link StoreCalls#RELEASE_TIMEOUT}: whether the grant was still
+	 * ours and whether another holder waits, or {@link LockStore.Release#KEPT} if a checkpoint
+	 * kept it and a waiter here took it
 	 */
 	private CompletableFuture<LockStore.Release> send(Grant grant, ReleaseFate fate, Duration holdAtLeast,
 			long sentNanos) {
 		return switch (fate) {
-			case KEEP -> this.store
+			case KEEP -> within(() -> this.store
 				.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos(grant, holdAtLeast, sentNanos)))
-				.thenApply((renewed) -> released(renewed[0]));
+				.thenApply((renewed) -> released(renewed[0])));
 			case CHECKPOINT -> checkpoint(grant, sentNanos);
-			case HAND_OFF, RELEASE, RELEASE_YIELDING -> releaseInStore(grant);
+			case HAND_OFF, RELEASE, RELEASE_YIELDING -> within(() -> releaseInStore(grant));
 		};
 	}
 
 	/**
 	 * Keep the grant for this process if no other process waits, and hand it to the waiter of
-	 * this process with a new run of handoffs; otherwise release it.
+	 * this process with a new run of handoffs; otherwise release it. Its reply and the release's
+	 * bound meet in one {@link CheckpointDecision}.
 	 */
 	private CompletableFuture<LockStore.Release> checkpoint(Grant grant, long sentNanos) {
-		return this.store
+		CheckpointDecision decision = new CheckpointDecision(grant.gate());
+		return decision.answer(within(() -> this.store
 			.keepUnlessAwaited(grant.key(), grant.owner(), LocalHandoff.lastToken(grant), this.handoff.leaseTime())
 			.thenCompose((checkpoint) -> {
 				if (!checkpoint.kept()) {
 					return CompletableFuture.completedFuture(checkpoint.release());
 				}
 				Grant kept = this.handoff.kept(grant, checkpoint.fencingToken(), sentNanos);
-				if (grant.gate().handOff(kept)) {
-					return CompletableFuture.completedFuture(LockStore.Release.KEPT);
-				}
-				// The waiter gave up during the round trip: nobody takes the kept grant.
-				return releaseInStore(kept);
-			});
+				return switch (decision.handOff(kept)) {
+					case TAKEN -> CompletableFuture.completedFuture(LockStore.Release.KEPT);
+					case NOT_TAKEN -> releaseInStore(kept);
+					case TOO_LATE -> releaseLate(kept);
+				};
+			})));
+	}
+
+	/**
+	 * Release a grant kept by a checkpoint whose release gave up on the reply and let the next
+	 * waiter here go to the store: nobody answers for it but this.
+	 */
+	private CompletableFuture<LockStore.Release> releaseLate(Grant kept) {
+		if (logger.isDebugEnabled()) {
+			logger.debug("Releasing lock for key '" + kept.key() + "' kept by a checkpoint that answered after "
+					+ StoreCalls.RELEASE_TIMEOUT.toMillis() + "ms, when its release had given up");
+		}
+		return releaseInStore(kept).whenComplete((released, failure) -> {
+			if (failure != null) {
+				// Best effort: the key expires with its lease, which nobody renews.
+				logger.debug("Could not release lock for key '" + kept.key() + "' kept by a late checkpoint",
+						failure);
+			}
+		});
+	}
+
+	/**
+	 * Send a store call and bound its answer by {@link StoreCalls#RELEASE_TIMEOUT}.
+	 */
+	private CompletableFuture<LockStore.Release> within(Supplier<CompletableFuture<LockStore.Release>> call) {
+		CompletableFuture<LockStore.Release> sent;
+		try {
+			sent = call.get();
+		}
+		catch (RuntimeException ex) {
+			sent = CompletableFuture.failedFuture(ex);
+		}
+		return this.deadlines.within(sent, StoreCalls.RELEASE_TIMEOUT);
 	}
 
 	/**

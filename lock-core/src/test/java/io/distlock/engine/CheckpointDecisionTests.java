@@ -1,0 +1,114 @@
+package io.distlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.distlock.store.LockMode;
+import io.distlock.store.LockStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The one decision between a checkpoint's reply and the end of its release's wait for it, in
+ * every order the two can arrive in: a reply after the release gave up hands nothing over, and a
+ * release whose bound passes while or after the reply hands the grant over answers as handed
+ * over, but only then.
+ */
+@Timeout(10)
+class CheckpointDecisionTests {
+
+	private final Gate gate = new Gate("k", "k", LockMode.EXCLUSIVE);
+
+	private final CheckpointDecision decision = new CheckpointDecision(this.gate);
+
+	private final CompletableFuture<LockStore.Release> bounded = new CompletableFuture<>();
+
+	private final CompletableFuture<LockStore.Release> answer = this.decision.answer(this.bounded);
+
+	private final StoreCalls.StoreTimeoutException timeout = new StoreCalls.StoreTimeoutException(
+			StoreCalls.RELEASE_TIMEOUT);
+
+	@Test
+	void aReplyWithinTheBoundIsTheAnswer() {
+		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
+		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TAKEN);
+		this.bounded.complete(LockStore.Release.KEPT);
+		assertThat(this.answer).isCompletedWithValue(LockStore.Release.KEPT);
+		assertThat(waiter.admission()).isDone();
+	}
+
+	@Test
+	void aKeptGrantThatArrivesAfterTheReleaseGaveUpIsNotHandedOver() {
+		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
+		this.bounded.completeExceptionally(this.timeout);
+		assertFailedWithTimeout();
+
+		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TOO_LATE);
+		assertThat(waiter.admission()).as("left to the gate, which the failed release leaves").isNotDone();
+	}
+
+	@Test
+	void aBoundThatPassesAfterTheHandoffAnswersThatTheGrantWasKeptAndHandedOver() {
+		holdTheGateWithAWaiterBehind();
+		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TAKEN);
+		this.bounded.completeExceptionally(this.timeout);
+		assertThat(this.answer).isCompletedWithValue(LockStore.Release.KEPT);
+	}
+
+	@Test
+	void aBoundThatPassesWhileTheGateAdmitsTheWaiterIsAnsweredOnceTheWaiterHasTheGrant() {
+		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
+		AtomicBoolean answeredDuringHandoff = new AtomicBoolean();
+		waiter.admission().thenRun(() -> {
+			this.bounded.completeExceptionally(this.timeout);
+			answeredDuringHandoff.set(this.answer.isDone());
+		});
+		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TAKEN);
+		assertThat(answeredDuringHandoff).as("answered before the gate had answered").isFalse();
+		assertThat(this.answer).isCompletedWithValue(LockStore.Release.KEPT);
+	}
+
+	@Test
+	void aBoundThatPassesAfterTheWaiterGaveUpIsAFailure() {
+		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
+		assertThat(this.gate.withdraw(waiter)).isTrue();
+		assertThat(this.decision.handOff(keptGrant())).as("the caller releases the kept grant in the store")
+			.isEqualTo(CheckpointDecision.Handoff.NOT_TAKEN);
+		this.bounded.completeExceptionally(this.timeout);
+		assertFailedWithTimeout();
+	}
+
+	@Test
+	void aStoreThatFailsBeforeReplyingIsAFailureAndALaterReplyIsTooLate() {
+		holdTheGateWithAWaiterBehind();
+		this.bounded.completeExceptionally(new IllegalStateException("connection lost"));
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(this.answer::join)
+			.withRootCauseInstanceOf(IllegalStateException.class);
+		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TOO_LATE);
+	}
+
+	private Gate.Waiter holdTheGateWithAWaiterBehind() {
+		assertThat(this.gate.tryEnter()).isTrue();
+		return this.gate.enter(Gate.HandedGrant.ACCEPTED);
+	}
+
+	private void assertFailedWithTimeout() {
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(this.answer::join)
+			.withCause(this.timeout);
+	}
+
+	private Grant keptGrant() {
+		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
+				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
+		long now = System.nanoTime();
+		return new Grant(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(),
+				now + Duration.ofSeconds(10).toNanos(), this.gate);
+	}
+
+}
