@@ -137,7 +137,7 @@ public final class RedisLockStore implements LockStore {
 			}
 		}
 		int numKeys = keysAndArgs.length - args.length;
-		CompletableFuture<List<Object>> reply;
+		CompletableFuture<Long> reply;
 		if (this.replicaAcknowledgement != null) {
 			reply = CompletableFuture.supplyAsync(() -> {
 				try (RedisConnection connection = this.connectionFactory.getConnection()) {
@@ -149,11 +149,10 @@ public final class RedisLockStore implements LockStore {
 			reply = call((connection) -> script.run(connection, numKeys, keysAndArgs));
 		}
 		return reply.thenApply((answer) -> {
-			if (answer == null || answer.size() != 2) {
-				throw new IllegalStateException("Unexpected reply from the " + mode + " acquire script: " + answer);
+			if (answer == null) {
+				throw new IllegalStateException("No reply from the " + mode + " acquire script");
 			}
-			long value = ((Number) answer.get(1)).longValue();
-			return (((Number) answer.get(0)).longValue() == 1) ? Acquisition.granted(value) : Acquisition.taken(value);
+			return (answer > 0) ? Acquisition.granted(answer) : Acquisition.taken(RedisLockScripts.taken(answer));
 		});
 	}
 
@@ -213,17 +212,16 @@ public final class RedisLockStore implements LockStore {
 				new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
 						this.fenceRetentionMillis, leaseMillis(leaseTime) },
 				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
-		CompletableFuture<List<Object>> reply = call(
+		CompletableFuture<Long> reply = call(
 				(connection) -> RedisLockScripts.KEEP_UNLESS_AWAITED.run(connection, 3, keysAndArgs));
 		return reply.thenApply((answer) -> {
-			if (answer == null || answer.size() != 2) {
-				throw new IllegalStateException("Unexpected reply from the keep-unless-awaited script: " + answer);
+			if (answer == null) {
+				throw new IllegalStateException("No reply from the keep-unless-awaited script");
 			}
-			long outcome = ((Number) answer.get(0)).longValue();
-			if (outcome == 3L) {
-				return new Checkpoint(Release.KEPT, ((Number) answer.get(1)).longValue());
+			if (answer > 0) {
+				return new Checkpoint(Release.KEPT, answer);
 			}
-			return new Checkpoint((outcome == 2L) ? Release.RELEASED_AWAITED : Release.NOT_HELD, 0);
+			return new Checkpoint((answer < 0) ? Release.RELEASED_AWAITED : Release.NOT_HELD, 0);
 		});
 	}
 

@@ -1,7 +1,6 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,9 +36,10 @@ final class ReplicaAcknowledgement {
 
 	/**
 	 * Run an acquire script and wait for its grant to reach the replicas.
+	 * @return the script's answer: a token if granted, see {@link RedisLockScripts}
 	 * @throws LockReplicationException if fewer replicas than required acknowledged a grant
 	 */
-	List<Object> acquire(RedisConnection connection, LuaScript script, int numKeys, byte[][] keysAndArgs,
+	Long acquire(RedisConnection connection, LuaScript script, int numKeys, byte[][] keysAndArgs,
 			String key) {
 		connection.openPipeline();
 		script.runInPipeline(connection, numKeys, keysAndArgs);
@@ -49,8 +49,7 @@ final class ReplicaAcknowledgement {
 			throw new LockConfigurationException("Replica acknowledgement needs the Lettuce driver");
 		}
 		RedisFuture<Long> acknowledgements = commands.waitForReplication(this.replicas, this.timeout.toMillis());
-		@SuppressWarnings("unchecked")
-		List<Object> reply = (List<Object>) connection.closePipeline().get(0);
+		Long reply = (Long) connection.closePipeline().get(0);
 		long acknowledged;
 		try {
 			acknowledged = acknowledgements.get(this.timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
@@ -63,7 +62,8 @@ final class ReplicaAcknowledgement {
 		catch (ExecutionException | TimeoutException ex) {
 			throw new LockReplicationException("Replicas did not answer for lock for key '" + key + "': " + ex);
 		}
-		if (((Number) reply.get(0)).longValue() == 1 && acknowledged < this.replicas) {
+		// A positive answer is a grant's fencing token.
+		if (reply != null && reply > 0 && acknowledged < this.replicas) {
 			throw new LockReplicationException("Lock for key '" + key + "' was acknowledged by " + acknowledged
 					+ " of " + this.replicas + " required replicas within " + this.timeout.toMillis()
 					+ "ms; a failover could lose it");
