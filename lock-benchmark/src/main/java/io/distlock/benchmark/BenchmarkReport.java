@@ -13,8 +13,9 @@ import java.util.Map;
  * Turns the results into a Markdown table (throughput also as a ratio to the floor, to the bound
  * where the scenario has one, and to the scenario's reference where it has one: the sections
  * back to back without a lock for the subscribers, a fair {@code ReentrantLock} of one JVM for
- * the threads on a hot key; and where the time per grant went, in Redis and in the client) and an SVG bar chart of throughput relative to the floor (to the
- * bound for the reactive scenario, which has no floor).
+ * the threads on a hot key; and where the time per grant went, in Redis and in the client) and
+ * an SVG bar chart of throughput relative to the floor (to the bound for the reactive scenario,
+ * which has no floor).
  */
 final class BenchmarkReport {
 

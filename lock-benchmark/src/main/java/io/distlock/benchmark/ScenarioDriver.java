@@ -14,9 +14,9 @@ import io.distlock.test.redis.RedisServer;
  * Runs one scenario with one contender for a while and measures it: grants per second, the
  * latency of lock-section-unlock, Redis commands per grant (from the server's own counter, so
  * commands inside scripts count too), the CPU time Redis and the client spent per grant, and
- * fairness (most and fewest grants of any thread). A
- * non-atomic counter checks exclusion on the hot key. Blocking contenders run in threads
- * ({@link GrantLoops}), reactive ones in subscribers ({@link SubscriberLoops}).
+ * fairness (most and fewest grants of any thread). A non-atomic counter checks exclusion on the
+ * hot key. Blocking contenders run in threads ({@link GrantLoops}), reactive ones in subscribers
+ * ({@link SubscriberLoops}).
  */
 final class ScenarioDriver {
 

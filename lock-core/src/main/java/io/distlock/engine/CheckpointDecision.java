@@ -18,8 +18,8 @@ import io.distlock.store.LockStore;
  * and must neither report a failure nor leave the gate.
  * <p>
  * Nothing here waits: the monitor guards a few field writes and is never held while the gate
- * admits a waiter or a future completes. The reply is handled on the driver's thread, the bound
- * on the registry's timer.
+ * admits a waiter or a future completes. The reply and the bound each come on whichever thread
+ * completes them (usually the driver's and the registry's timer), so either may be first.
  */
 final class CheckpointDecision {
 

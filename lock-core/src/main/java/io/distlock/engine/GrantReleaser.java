@@ -173,9 +173,10 @@ final class GrantReleaser {
 		}
 		return releaseInStore(kept).whenComplete((released, failure) -> {
 			if (failure != null) {
-				// Best effort: the key expires with its lease, which nobody renews.
-				logger.debug("Could not release lock for key '" + kept.key() + "' kept by a late checkpoint",
-						failure);
+				// The key expires with its lease, which nobody renews; until then it keeps every
+				// process out, so say so as loudly as any other release that failed.
+				logger.warn("Could not release lock for key '" + kept.key() + "' kept by a late checkpoint; it expires"
+						+ " within " + kept.leaseTime().toMillis() + "ms", StoreCalls.unwrap(failure));
 			}
 		});
 	}

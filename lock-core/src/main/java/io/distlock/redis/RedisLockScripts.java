@@ -6,12 +6,13 @@ import org.springframework.data.redis.connection.ReturnType;
  * The Lua scripts of the Redis lock store. Each runs atomically on the server, so the
  * compare and the change it guards can never be split by another client.
  * <p>
- * Every script that runs once per grant answers with one integer, never a table: Redis turns a
- * table returned by a script into a reply several times slower than the whole acquire (measured
- * on Redis 6.2, about 4 µs of server time per call). An acquire answers with the new grant's
- * fencing token, which is always positive, or, when the lock is taken, with
- * {@code -2 - ttl} ({@link #taken(long)} turns it back into the holder's remaining time in
- * milliseconds, -1 when unknown).
+ * The acquire scripts and the checkpoint ({@link #KEEP_UNLESS_AWAITED}), which run once per
+ * grant, answer with one integer, not a table: a two-element table returned by a script cost
+ * Redis 6.2 about 4 µs more per call than an integer (measured apart, pipelined, on the server's
+ * own CPU time), as much as everything else an uncontended acquire does. A grant's fencing token
+ * is always positive ({@link #isToken(long)}); an acquire that found the lock taken answers
+ * {@code -2 - ttl} ({@link #holderTtl(long)} turns it back into the holder's remaining time in
+ * milliseconds, -1 when unknown), which is never positive.
  */
 final class RedisLockScripts {
 
@@ -123,8 +124,8 @@ final class RedisLockScripts {
 	 * waits, keep it with a full lease and a new token, and otherwise release it (publishing).
 	 * <p>
 	 * KEYS: lock, waiting, fence. ARGV: owner, channel, user key, last local token (0 for none),
-	 * fence retention ms, lease ms. Returns the new token if kept, -2 if released and awaited, 0
-	 * if the lock was no longer the caller's.
+	 * fence retention ms, lease ms. Returns the new token if kept, {@link #RELEASED_AWAITED} (-2)
+	 * if released and awaited, {@link #NOT_HELD} (0) if the lock was no longer the caller's.
 	 */
 	static final LuaScript KEEP_UNLESS_AWAITED = new LuaScript("keep-unless-awaited",
 			MINT + RAISE_FENCE + RELEASE_OWNED + """
@@ -165,8 +166,8 @@ final class RedisLockScripts {
 	 * wait joins the queue, or refreshes its place, for its wait hint.
 	 * <p>
 	 * KEYS: lock, fence, waiting, queue, queue deadlines. ARGV: owner, lease ms, fence retention
-	 * ms, wait ms. Returns the token, or {@code -2 - holder pttl} (-1 if the lock is free but
-	 * another waiter's turn).
+	 * ms, wait ms. Returns the token, or {@code -2 - holder pttl}, the pttl counted as -1 when the
+	 * lock is free but it is another waiter's turn.
 	 */
 	static final LuaScript FAIR_ACQUIRE = new LuaScript("fair-acquire", MINT + """
 			local now = redis.call('time')
@@ -393,13 +394,29 @@ final class RedisLockScripts {
 			return 0
 			""", ReturnType.INTEGER);
 
+	/** The checkpoint's answer when it released the lock and another process waits for it. */
+	static final long RELEASED_AWAITED = -2;
+
+	/** The checkpoint's answer when the lock was no longer the caller's. */
+	static final long NOT_HELD = 0;
+
 	/**
-	 * Return the holder's remaining time in milliseconds (-1 when unknown) from an acquire
-	 * script's answer when the lock was taken: {@code -2 - ttl}, never positive.
+	 * Return whether a script's answer is a grant's fencing token (always positive) rather than
+	 * the answer of an acquire that found the lock taken, or of a checkpoint that did not keep it.
+	 * @param answer the script's answer
+	 * @return whether it is a token
+	 */
+	static boolean isToken(long answer) {
+		return answer > 0;
+	}
+
+	/**
+	 * Return the holder's remaining time in milliseconds (-1 when unknown) from the answer of an
+	 * acquire that found the lock taken: {@code -2 - ttl}, never positive.
 	 * @param answer the script's answer, not a token
 	 * @return the remaining time
 	 */
-	static long taken(long answer) {
+	static long holderTtl(long answer) {
 		return -2 - answer;
 	}
 

@@ -152,7 +152,8 @@ public final class RedisLockStore implements LockStore {
 			if (answer == null) {
 				throw new IllegalStateException("No reply from the " + mode + " acquire script");
 			}
-			return (answer > 0) ? Acquisition.granted(answer) : Acquisition.taken(RedisLockScripts.taken(answer));
+			return RedisLockScripts.isToken(answer) ? Acquisition.granted(answer)
+					: Acquisition.taken(RedisLockScripts.holderTtl(answer));
 		});
 	}
 
@@ -218,10 +219,16 @@ public final class RedisLockStore implements LockStore {
 			if (answer == null) {
 				throw new IllegalStateException("No reply from the keep-unless-awaited script");
 			}
-			if (answer > 0) {
+			if (RedisLockScripts.isToken(answer)) {
 				return new Checkpoint(Release.KEPT, answer);
 			}
-			return new Checkpoint((answer < 0) ? Release.RELEASED_AWAITED : Release.NOT_HELD, 0);
+			if (answer == RedisLockScripts.RELEASED_AWAITED) {
+				return new Checkpoint(Release.RELEASED_AWAITED, 0);
+			}
+			if (answer == RedisLockScripts.NOT_HELD) {
+				return new Checkpoint(Release.NOT_HELD, 0);
+			}
+			throw new IllegalStateException("Unexpected reply from the keep-unless-awaited script: " + answer);
 		});
 	}
 

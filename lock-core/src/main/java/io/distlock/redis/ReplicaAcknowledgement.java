@@ -62,8 +62,7 @@ final class ReplicaAcknowledgement {
 		catch (ExecutionException | TimeoutException ex) {
 			throw new LockReplicationException("Replicas did not answer for lock for key '" + key + "': " + ex);
 		}
-		// A positive answer is a grant's fencing token.
-		if (reply != null && reply > 0 && acknowledged < this.replicas) {
+		if (reply != null && RedisLockScripts.isToken(reply) && acknowledged < this.replicas) {
 			throw new LockReplicationException("Lock for key '" + key + "' was acknowledged by " + acknowledged
 					+ " of " + this.replicas + " required replicas within " + this.timeout.toMillis()
 					+ "ms; a failover could lose it");
