@@ -130,7 +130,15 @@ final class PendingHold {
 		Gate.Waiter queued = this.gate.enter(this.parts.handoff().admission(this.request));
 		CompletableFuture<Gate.Admission> admission = queued.admission();
 		if (admission.isDone()) {
-			proceed(admission.join());
+			// Let in at once, or handed a grant by a holder that released since it queued: on the
+			// caller's own thread, so a handed grant is taken over here.
+			Gate.Admission now = admission.join();
+			if (now.handedOff() != null) {
+				takeHandedOver(now.handedOff());
+			}
+			else {
+				proceed(now);
+			}
 			return;
 		}
 		this.waiter = queued;
