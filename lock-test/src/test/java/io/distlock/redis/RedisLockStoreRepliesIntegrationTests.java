@@ -28,7 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * checkpoint's kept, released-awaited and not-held answers each come back as their own outcome.
  * <p>
  * A wrong sign or offset in the decoding would only shorten retry pauses, which no lock test
- * notices; here it moves a TTL out of its bounds. The lower bounds of remaining times are
+ * notices; here a sign flip moves every TTL out of its bounds, and an offset of even 1 ms turns
+ * the exact -1 of an unknown TTL into another number (a remaining lease cannot be bounded to the
+ * millisecond, so those tests alone would miss it). The lower bounds of remaining times are
  * measured from the test's own clock (the server's time between two of our calls is at most
  * ours), so a slow machine widens them instead of failing.
  */
