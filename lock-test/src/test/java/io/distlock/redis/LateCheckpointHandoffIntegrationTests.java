@@ -8,8 +8,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,6 +64,8 @@ class LateCheckpointHandoffIntegrationTests {
 
 	private AbstractLockRegistry registry;
 
+	private final ExecutorService holders = Executors.newFixedThreadPool(2);
+
 	@BeforeEach
 	void startRegistry() {
 		LockListener listener = new LockListener() {
@@ -86,6 +91,7 @@ class LateCheckpointHandoffIntegrationTests {
 		this.store.replies.complete(null);
 		this.store.releaseReplies.complete(null);
 		this.registry.close();
+		this.holders.shutdownNow();
 	}
 
 	@Test
@@ -98,10 +104,12 @@ class LateCheckpointHandoffIntegrationTests {
 		CompletableFuture<LockLease> second = acquireAsync();
 		CompletableFuture<LockLease> third = acquireAsync();
 		CompletableFuture<LockLease> fourth = acquireAsync();
-		CompletableFuture<LockLease> thirdDone = third.thenCompose((lease) -> section("third", lease, granted, inside,
-				mostInside));
-		CompletableFuture<LockLease> fourthDone = fourth.thenCompose((lease) -> section("fourth", lease, granted,
-				inside, mostInside));
+		// Each section on a thread of its own, whichever thread grants it, so that two holders
+		// let in at once would overlap.
+		CompletableFuture<LockLease> thirdDone = third.thenComposeAsync((lease) -> section("third", lease, granted,
+				inside, mostInside), this.holders);
+		CompletableFuture<LockLease> fourthDone = fourth.thenComposeAsync((lease) -> section("fourth", lease,
+				granted, inside, mostInside), this.holders);
 
 		first.release();
 		LockLease secondLease = second.get(10, TimeUnit.SECONDS);
@@ -176,6 +184,9 @@ class LateCheckpointHandoffIntegrationTests {
 			AtomicInteger inside, AtomicInteger mostInside) {
 		mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
 		granted.add(holder);
+		// Stay inside a while, so that a holder let in alongside this one would be counted.
+		LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+		mostInside.accumulateAndGet(inside.get(), Math::max);
 		inside.decrementAndGet();
 		return lease.releaseAsync().thenApply((released) -> lease);
 	}
