@@ -268,7 +268,8 @@ final class RedisLockScripts {
 	 * <p>
 	 * KEYS: write, readers, fence, waiting, writer-waiting. ARGV: owner, lease ms, fence
 	 * retention ms, wait ms, the owner of the caller's own write lock or ''. Returns the token, or
-	 * {@code -2 - ms until the writer's lease ends} (ms -1 when unknown).
+	 * {@code -2 - ms until the writer's lease ends}, or until a waiting writer's mark ends when
+	 * only the mark holds readers back (ms -1 when unknown).
 	 */
 	static final LuaScript READ_ACQUIRE = new LuaScript("read-acquire", MINT + """
 			local now = redis.call('time')
