@@ -1,13 +1,16 @@
 package io.distlock.engine;
 
 import java.time.Duration;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 
 /**
  * Bounds the store calls of one registry by their callers' deadlines, with one coarse tick
@@ -15,6 +18,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * timer thread each time, which on a busy machine costs more than the round trip's own
  * bookkeeping. The tick runs every {@link #TICK} on the registry's wait timer while calls are in
  * flight and stops when none are, so a bound is kept within one tick.
+ * <p>
+ * A call costs one queue insertion and nothing when it is answered: the tick, not the reply,
+ * takes answered calls off the queue, so the driver's thread that completes a call neither
+ * hashes nor locks anything here.
  */
 final class CallDeadlines {
 
@@ -23,7 +30,8 @@ final class CallDeadlines {
 
 	private final ScheduledExecutorService timer;
 
-	private final Set<Bounded<?>> inFlight = ConcurrentHashMap.newKeySet();
+	/** The calls sent since the last tick and those still unanswered, in no useful order. */
+	private final Queue<Bounded<?>> inFlight = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean ticking = new AtomicBoolean();
 
@@ -43,19 +51,10 @@ final class CallDeadlines {
 		}
 		Bounded<T> bounded = new Bounded<>(System.nanoTime() + bound.toNanos(), bound);
 		this.inFlight.add(bounded);
-		call.whenComplete((reply, failure) -> {
-			this.inFlight.remove(bounded);
-			if (failure != null) {
-				bounded.answer.completeExceptionally(StoreCalls.unwrap(failure));
-			}
-			else {
-				bounded.answer.complete(reply);
-			}
-		});
-		if (!bounded.answer.isDone()) {
-			startTicking();
-		}
-		return bounded.answer;
+		call.whenComplete(bounded);
+		// Whatever is queued is ticked off, even a call answered already.
+		startTicking();
+		return bounded;
 	}
 
 	private void startTicking() {
@@ -80,27 +79,52 @@ final class CallDeadlines {
 		}
 	}
 
+	/**
+	 * Take answered calls off the queue and fail those whose bound has passed; the others go
+	 * back on it. The queue is drained by polling, which unlinks each entry at once, then the
+	 * calls still unanswered are queued again.
+	 */
 	private void expire(long nowNanos) {
-		for (Bounded<?> bounded : this.inFlight) {
+		List<Bounded<?>> drained = new ArrayList<>();
+		for (Bounded<?> bounded = this.inFlight.poll(); bounded != null; bounded = this.inFlight.poll()) {
+			drained.add(bounded);
+		}
+		for (Bounded<?> bounded : drained) {
+			if (bounded.isDone()) {
+				continue;
+			}
 			if (nowNanos == Long.MAX_VALUE || nowNanos - bounded.deadlineNanos >= 0) {
-				this.inFlight.remove(bounded);
-				bounded.answer.completeExceptionally(new StoreCalls.StoreTimeoutException(bounded.bound));
+				bounded.completeExceptionally(new StoreCalls.StoreTimeoutException(bounded.bound));
+			}
+			else {
+				this.inFlight.add(bounded);
 			}
 		}
 	}
 
-	/** One call in flight: its deadline and the answer its caller waits for. */
-	private static final class Bounded<T> {
+	/**
+	 * One call in flight: the answer its caller waits for, completed by the call's reply or by
+	 * the tick that finds its deadline passed, whichever comes first.
+	 */
+	private static final class Bounded<T> extends CompletableFuture<T> implements BiConsumer<T, Throwable> {
 
 		final long deadlineNanos;
 
 		final Duration bound;
 
-		final CompletableFuture<T> answer = new CompletableFuture<>();
-
 		Bounded(long deadlineNanos, Duration bound) {
 			this.deadlineNanos = deadlineNanos;
 			this.bound = bound;
+		}
+
+		@Override
+		public void accept(T reply, Throwable failure) {
+			if (failure != null) {
+				completeExceptionally(StoreCalls.unwrap(failure));
+			}
+			else {
+				complete(reply);
+			}
 		}
 
 	}

@@ -57,7 +57,8 @@ final class ThreadHolds {
 
 		private final Grant grant;
 
-		private final Deque<HeldLease> lockHolds = new ArrayDeque<>();
+		/** Sized for the usual single hold; it grows on re-entry. */
+		private final Deque<HeldLease> lockHolds = new ArrayDeque<>(1);
 
 		Bound(Grant grant) {
 			this.grant = grant;

@@ -61,18 +61,16 @@ final class LettuceAsyncCall {
 		System.arraycopy(keysAndArgs, 0, keys, 0, numKeys);
 		System.arraycopy(keysAndArgs, numKeys, args, 0, args.length);
 		ScriptOutputType outputType = outputType(returnType);
-		CompletableFuture<T> bySha = commands.<T>evalsha(sha1, outputType, keys, args).toCompletableFuture();
-		return bySha.handle((reply, failure) -> {
-			if (failure == null) {
-				return CompletableFuture.completedFuture(reply);
-			}
+		// One stage on the reply: a reply by SHA passes straight through, and only a failure
+		// (NOSCRIPT: send the body) takes a second call.
+		return commands.<T>evalsha(sha1, outputType, keys, args).toCompletableFuture().exceptionallyCompose((failure) -> {
 			if (!LuaScript.isNoScript(failure)) {
-				return CompletableFuture.<T>failedFuture(translate(failure));
+				return CompletableFuture.failedFuture(translate(failure));
 			}
 			return commands.<T>eval(new String(body, StandardCharsets.UTF_8), outputType, keys, args)
 				.toCompletableFuture()
 				.handle(LettuceAsyncCall::translated);
-		}).thenCompose((reply) -> reply);
+		});
 	}
 
 	/**
