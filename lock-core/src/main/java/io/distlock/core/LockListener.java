@@ -79,7 +79,11 @@ public interface LockListener {
 	}
 
 	/**
-	 * The lock was released by its holder.
+	 * The lock was released by its holder. Within one registry, the next holder of an exclusive
+	 * or write lock is told {@link #onAcquired} only once this call has returned, unless this
+	 * holder had lost the lock (then the next one may be told first). So this method must not
+	 * take the lock it is told about: that acquisition would queue behind a next holder that is
+	 * let in only when this call returns.
 	 * @param lease the released lease
 	 * @param held how long the lock was held
 	 * @param outcome what the release found in the store

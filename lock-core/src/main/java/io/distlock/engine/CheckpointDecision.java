@@ -14,12 +14,18 @@ import io.distlock.store.LockStore;
  * release reports a failure and leaves the gate, which admits the next waiter of this process to
  * the store. A kept grant that arrives after that must not be handed to a waiter as well, or two
  * waiters are past the gate at once; it is released in the store instead. The other way round, a
- * release whose bound passes while or after the reply hands the grant over has handed it over,
- * and must neither report a failure nor leave the gate.
+ * release whose bound passes after the reply handed the grant over has handed it over, and must
+ * neither report a failure nor leave the gate.
  * <p>
- * Nothing here waits: the monitor guards a few field writes and is never held while the gate
- * admits a waiter or a future completes. The reply and the bound each come on whichever thread
- * completes them (usually the driver's and the registry's timer), so either may be first.
+ * The waiter that takes the grant is only picked here ({@link #taker()}): the release admits it
+ * once it has finished and told its listener, whichever of the reply and the bound answers it,
+ * so the next holder's {@code onAcquired} comes after this holder's {@code onReleased}. Picking
+ * completes no future, so it happens under the monitor, and the reply and the bound see it
+ * either done or not begun.
+ * <p>
+ * Nothing here waits: the monitor guards a few field writes and the gate's pick, and is never
+ * held while a future completes. The reply and the bound each come on whichever thread completes
+ * them (usually the driver's and the registry's timer), so either may be first.
  */
 final class CheckpointDecision {
 
@@ -28,11 +34,8 @@ final class CheckpointDecision {
 	/** Guarded by this. */
 	private State state = State.AWAITING_REPLY;
 
-	/** Guarded by this; the answer of a release whose bound passed while the reply was handing over. */
-	private CompletableFuture<LockStore.Release> pendingAnswer;
-
-	/** Guarded by this; the failure that answer reports if the grant was not handed over after all. */
-	private Throwable pendingFailure;
+	/** Guarded by this; the waiter picked to take the kept grant, admitted by the release. */
+	private Gate.Successor taker = Gate.Successor.NONE;
 
 	CheckpointDecision(Gate gate) {
 		this.gate = gate;
@@ -40,41 +43,27 @@ final class CheckpointDecision {
 
 	/**
 	 * Hand the grant the checkpoint kept to the first waiter of this process, unless the release
-	 * has already given up on the reply.
+	 * has already given up on the reply. The waiter is picked, not admitted yet: the release
+	 * admits {@link #taker()} once it is over, so that its {@code onReleased} comes first.
 	 * @param kept the grant the checkpoint kept
 	 * @return what became of it; unless {@link Handoff#TAKEN}, the caller releases it in the store
 	 */
-	Handoff handOff(Grant kept) {
-		synchronized (this) {
-			if (this.state == State.GAVE_UP) {
-				return Handoff.TOO_LATE;
-			}
-			this.state = State.HANDING_OVER;
+	synchronized Handoff handOff(Grant kept) {
+		if (this.state == State.GAVE_UP) {
+			return Handoff.TOO_LATE;
 		}
-		boolean taken = false;
-		try {
-			taken = this.gate.handOff(kept);
-		}
-		finally {
-			handOffEnded(taken);
-		}
-		return taken ? Handoff.TAKEN : Handoff.NOT_TAKEN;
+		this.taker = this.gate.pickForHandOff(kept);
+		this.state = this.taker.picked() ? State.HANDED_OVER : State.NOT_HANDED_OVER;
+		return this.taker.picked() ? Handoff.TAKEN : Handoff.NOT_TAKEN;
 	}
 
-	private void handOffEnded(boolean taken) {
-		CompletableFuture<LockStore.Release> answer;
-		Throwable failure;
-		synchronized (this) {
-			this.state = taken ? State.HANDED_OVER : State.NOT_HANDED_OVER;
-			answer = this.pendingAnswer;
-			failure = this.pendingFailure;
-		}
-		if (answer != null && taken) {
-			answer.complete(LockStore.Release.KEPT);
-		}
-		else if (answer != null) {
-			answer.completeExceptionally(failure);
-		}
+	/**
+	 * Return the waiter the kept grant was handed to, for the release to admit once it is over:
+	 * picked whenever the answer is {@link LockStore.Release#KEPT}, and
+	 * {@link Gate.Successor#NONE} otherwise.
+	 */
+	synchronized Gate.Successor taker() {
+		return this.taker;
 	}
 
 	/**
@@ -95,12 +84,6 @@ final class CheckpointDecision {
 				this.state = State.GAVE_UP;
 				yield CompletableFuture.failedFuture(failure);
 			}
-			case HANDING_OVER -> {
-				// Settled by the handoff under way, on its thread, as soon as the gate has answered.
-				this.pendingAnswer = new CompletableFuture<>();
-				this.pendingFailure = failure;
-				yield this.pendingAnswer;
-			}
 			case HANDED_OVER -> CompletableFuture.completedFuture(LockStore.Release.KEPT);
 			case NOT_HANDED_OVER, GAVE_UP -> CompletableFuture.failedFuture(failure);
 		};
@@ -109,7 +92,7 @@ final class CheckpointDecision {
 	/** What became of a grant a checkpoint kept. */
 	enum Handoff {
 
-		/** A waiter of this process took it. */
+		/** A waiter of this process took it: picked, and admitted by the release once it is over. */
 		TAKEN,
 
 		/** The waiter gave up during the round trip: nobody here takes it. */
@@ -125,7 +108,7 @@ final class CheckpointDecision {
 
 	private enum State {
 
-		AWAITING_REPLY, HANDING_OVER, HANDED_OVER, NOT_HANDED_OVER, GAVE_UP
+		AWAITING_REPLY, HANDED_OVER, NOT_HANDED_OVER, GAVE_UP
 
 	}
 

@@ -15,7 +15,9 @@ import io.distlock.store.LockMode;
  * A waiter is a future, not a parked thread: whoever leaves the gate completes the first
  * waiter's future with its {@link Admission}, so a waiter that is admitted can no longer time
  * out. That is what lets a leaving holder hand its grant to the next waiter
- * ({@link #handOff(Grant)}) knowing that somebody takes it. The gate is bound to no thread: a
+ * ({@link #pickForHandOff(Grant)}) knowing that somebody takes it. Picking the next waiter and
+ * admitting it are two steps ({@link Successor}), so that a holder finishes its release, and
+ * its listener hears of it, before the next holder can start. The gate is bound to no thread: a
  * lease may be released from another thread than the one that acquired it.
  */
 final class Gate {
@@ -123,7 +125,7 @@ final class Gate {
 	 * Leave the gate and admit the next waiter, if any, to try the store itself.
 	 */
 	void leave() {
-		admitNext(null, 0, null);
+		pickNext(null, 0, null).admit();
 	}
 
 	/**
@@ -132,17 +134,21 @@ final class Gate {
 	 * @param yieldNanos how long the next waiter holds back
 	 */
 	void leaveYielding(long yieldNanos) {
-		admitNext(null, yieldNanos, null);
+		pickNext(null, yieldNanos, null).admit();
 	}
 
 	/**
 	 * Leave the gate by handing a grant, still held in the store, to the first waiter, if that
-	 * waiter can take one.
+	 * waiter can take one: pick it, and leave it to the caller to admit it. Picked, the waiter is
+	 * out of the queue and can no longer withdraw; it is woken only by
+	 * {@link Successor#admit()}, which lets the caller finish its release (and tell its
+	 * listener) before the next holder can start.
 	 * @param grant the grant to hand over
-	 * @return whether a waiter was admitted with it; if not, the caller still holds the gate
+	 * @return the waiter picked to take it, which the caller must admit, also when it fails; or
+	 * {@link Successor#NONE}, and then the caller still holds the gate
 	 */
-	boolean handOff(Grant grant) {
-		return admitNext(grant, 0, null);
+	Successor pickForHandOff(Grant grant) {
+		return pickNext(grant, 0, null);
 	}
 
 	/**
@@ -172,10 +178,15 @@ final class Gate {
 	 * next waiter of this process goes to the store as waiters of other processes do, instead of
 	 * queueing behind a holder whose lease is gone. The lost grant's own release later leaves
 	 * the gate alone.
+	 * <p>
+	 * The next waiter is admitted at once, not after the lost grant's {@code onReleased}: its
+	 * holder is still running and releases whenever it ends, so that call comes later by
+	 * design, and waiting for it would keep this process's waiters out while other processes'
+	 * waiters go to the store.
 	 * @param lost the grant that was lost
 	 */
 	void vacate(Grant lost) {
-		admitNext(null, 0, lost);
+		pickNext(null, 0, lost).admit();
 	}
 
 	/**
@@ -232,29 +243,31 @@ final class Gate {
 	}
 
 	/**
-	 * Admit the first waiter, or open the gate if there is none. With a grant to hand over,
-	 * admit only a waiter that can take it, and otherwise change nothing.
+	 * Pick the first waiter, or open the gate if there is none. With a grant to hand over, pick
+	 * only a waiter that can take one, and otherwise change nothing. The waiter picked is out of
+	 * the queue, so it cannot withdraw any more, but is not admitted yet: no lock is held while
+	 * its admission completes, which runs its continuations.
 	 * @param handOff the grant to hand over, or {@code null}
 	 * @param yield how long the admitted waiter lets other processes go first
 	 * @param expectedOccupant the grant that must still occupy the gate for anything to change,
 	 * or {@code null} when the caller is known to occupy it
-	 * @return whether a waiter was admitted
+	 * @return the waiter picked, or {@link Successor#NONE} (no allocation when nobody waits)
 	 */
-	private boolean admitNext(Grant handOff, long yield, Grant expectedOccupant) {
+	private Successor pickNext(Grant handOff, long yield, Grant expectedOccupant) {
 		Waiter next;
 		this.lock.lock();
 		try {
 			if (expectedOccupant != null && this.grant != expectedOccupant) {
-				return false;
+				return Successor.NONE;
 			}
 			next = this.waiters.peekFirst();
 			if (handOff != null && (next == null || !next.acceptsHandoff)) {
-				return false;
+				return Successor.NONE;
 			}
 			this.grant = null;
 			if (next == null) {
 				this.occupied = false;
-				return false;
+				return Successor.NONE;
 			}
 			this.waiters.pollFirst();
 		}
@@ -262,8 +275,7 @@ final class Gate {
 			this.lock.unlock();
 		}
 		// Withdrawn waiters are no longer in the queue: the one polled takes the gate for sure.
-		next.admission.complete((handOff != null || yield > 0) ? new Admission(handOff, yield) : Admission.FREE);
-		return true;
+		return new Successor(next, (handOff != null || yield > 0) ? new Admission(handOff, yield) : Admission.FREE);
 	}
 
 	/**
@@ -276,6 +288,37 @@ final class Gate {
 
 		/** Admitted with nothing handed over and no yield. */
 		static final Admission FREE = new Admission(null, 0);
+
+	}
+
+	/**
+	 * The waiter a leaving holder picked to come next, and what it is admitted with: out of the
+	 * queue, so it can no longer withdraw, and woken only when the holder admits it, once its
+	 * release is over.
+	 * @param waiter the waiter, or {@code null} for {@link #NONE}
+	 * @param admission what it is admitted with, or {@code null} for {@link #NONE}
+	 */
+	record Successor(Waiter waiter, Admission admission) {
+
+		/** Nobody was picked. */
+		static final Successor NONE = new Successor(null, null);
+
+		/**
+		 * Return whether a waiter was picked.
+		 */
+		boolean picked() {
+			return this.waiter != null;
+		}
+
+		/**
+		 * Admit the waiter picked, if any: complete its admission, which runs its continuation on
+		 * the calling thread or wakes its thread. Call it once, with no lock held.
+		 */
+		void admit() {
+			if (this.waiter != null) {
+				this.waiter.admission.complete(this.admission);
+			}
+		}
 
 	}
 

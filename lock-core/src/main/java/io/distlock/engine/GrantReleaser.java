@@ -90,14 +90,25 @@ final class GrantReleaser {
 		long now = System.nanoTime();
 		ReleaseFate fate = fate(grant, holdAtLeast, now);
 		if (fate == ReleaseFate.HAND_OFF) {
-			if (grant.gate().handOff(grant)) {
-				handedOver(grant, now);
+			Gate.Successor next = grant.gate().pickForHandOff(grant);
+			if (next.picked()) {
+				handedOver(grant, now, next);
 				return DONE;
 			}
 			// The waiter gave up since the decision: nobody here takes the grant.
 			fate = ReleaseFate.RELEASE;
 		}
 		long sentNanos = System.nanoTime();
+		if (fate == ReleaseFate.CHECKPOINT) {
+			CheckpointDecision decision = new CheckpointDecision(grant.gate());
+			return checkpoint(grant, decision, sentNanos).handle((released, failure) -> {
+				if (released == LockStore.Release.KEPT) {
+					// A waiter here took the kept grant: it is admitted once this release is over.
+					return handedOver(grant, now, decision.taker());
+				}
+				return released(grant, ReleaseFate.CHECKPOINT, now, sentNanos, released, failure);
+			});
+		}
 		ReleaseFate decided = fate;
 		return send(grant, fate, holdAtLeast, sentNanos)
 			.handle((released, failure) -> released(grant, decided, now, sentNanos, released, failure));
@@ -124,29 +135,31 @@ final class GrantReleaser {
 	}
 
 	/**
-	 * Send the store call the fate asks for.
+	 * Send the store call the fate asks for: an extension for {@link ReleaseFate#KEEP}, a release
+	 * otherwise (a checkpoint is sent by {@link #checkpoint}, whose answer may hand the grant over).
 	 * @return its answer within {@link StoreCalls#RELEASE_TIMEOUT}: whether the grant was still
-	 * ours and whether another holder waits, or {@link LockStore.Release#KEPT} if a checkpoint
-	 * kept it and a waiter here took it
+	 * ours and whether another holder waits
 	 */
 	private CompletableFuture<LockStore.Release> send(Grant grant, ReleaseFate fate, Duration holdAtLeast,
 			long sentNanos) {
-		return switch (fate) {
-			case KEEP -> within(() -> this.store
+		if (fate == ReleaseFate.KEEP) {
+			return within(() -> this.store
 				.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos(grant, holdAtLeast, sentNanos)))
 				.thenApply((renewed) -> released(renewed[0])));
-			case CHECKPOINT -> checkpoint(grant, sentNanos);
-			case HAND_OFF, RELEASE, RELEASE_YIELDING -> within(() -> releaseInStore(grant));
-		};
+		}
+		return within(() -> releaseInStore(grant));
 	}
 
 	/**
 	 * Keep the grant for this process if no other process waits, and hand it to the waiter of
 	 * this process with a new run of handoffs; otherwise release it. Its reply and the release's
-	 * bound meet in one {@link CheckpointDecision}.
+	 * bound meet in the {@link CheckpointDecision}, which picks the waiter; the release admits it
+	 * ({@link CheckpointDecision#taker()}) once it is over.
+	 * @return the answer within {@link StoreCalls#RELEASE_TIMEOUT}, or
+	 * {@link LockStore.Release#KEPT} if the checkpoint kept the grant and a waiter here took it
 	 */
-	private CompletableFuture<LockStore.Release> checkpoint(Grant grant, long sentNanos) {
-		CheckpointDecision decision = new CheckpointDecision(grant.gate());
+	private CompletableFuture<LockStore.Release> checkpoint(Grant grant, CheckpointDecision decision,
+			long sentNanos) {
 		return decision.answer(within(() -> this.store
 			.keepUnlessAwaited(grant.key(), grant.owner(), LocalHandoff.lastToken(grant), this.handoff.leaseTime())
 			.thenCompose((checkpoint) -> {
@@ -206,14 +219,12 @@ final class GrantReleaser {
 	}
 
 	/**
-	 * Finish a release once the store answered, or did not in time.
+	 * Finish a release once the store answered, or did not in time. The gate is left last, once
+	 * the listener heard of the release: the next holder of this process, whether it queued or
+	 * arrives meanwhile, is told {@code onAcquired} after this {@code onReleased}.
 	 */
 	private Void released(Grant grant, ReleaseFate fate, long releasedNanos, long sentNanos,
 			LockStore.Release released, Throwable failure) {
-		if (released == LockStore.Release.KEPT) {
-			handedOver(grant, releasedNanos);
-			return null;
-		}
 		// Only the release itself moves a grant on from RELEASING, and it has not yet.
 		boolean wasActive = grant.state() == Grant.State.RELEASING;
 		ReleaseOutcome outcome;
@@ -243,21 +254,26 @@ final class GrantReleaser {
 			outcome = ReleaseOutcome.LOST;
 		}
 		Duration held = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
-		// A grant lost while held left its gate when the loss was signalled; the gate may be
-		// another holder's by now. Only a release that found the grant active leaves it.
 		Gate gate = grant.gate();
-		if (wasActive && yieldNanos > 0) {
-			gate.leaveYielding(yieldNanos);
+		try {
+			this.threadHolds.unbind(grant);
+			if (logger.isDebugEnabled()) {
+				logger.debug("Released lock for key '" + grant.key() + "' after " + held.toMillis() + "ms: " + outcome);
+			}
+			this.listener.onReleased(grant.primaryLease(), held, outcome);
 		}
-		else if (wasActive) {
-			gate.leave();
+		finally {
+			// A grant lost while held left its gate when the loss was signalled; the gate may be
+			// another holder's by now. Only a release that found the grant active leaves it. The
+			// gate is let go of only then: until it is left, it must stay the one in the map.
+			if (wasActive && yieldNanos > 0) {
+				gate.leaveYielding(yieldNanos);
+			}
+			else if (wasActive) {
+				gate.leave();
+			}
+			this.gates.release(gate);
 		}
-		this.threadHolds.unbind(grant);
-		this.gates.release(gate);
-		if (logger.isDebugEnabled()) {
-			logger.debug("Released lock for key '" + grant.key() + "' after " + held.toMillis() + "ms: " + outcome);
-		}
-		this.listener.onReleased(grant.primaryLease(), held, outcome);
 		if (grant.isLost()) {
 			throw new CompletionException(grant.lostException());
 		}
@@ -265,17 +281,28 @@ final class GrantReleaser {
 	}
 
 	/**
-	 * Finish the release of a grant a waiting thread of this process took over.
+	 * Finish the release of a grant a waiting thread of this process took over, and then admit
+	 * that waiter: it was picked, so it waits for nobody else, and admitted only now, so that
+	 * its {@code onAcquired} comes after this {@code onReleased}. It is admitted also when
+	 * anything here fails, since nothing else ever would.
+	 * @param next the waiter that takes the grant over
 	 */
-	private void handedOver(Grant grant, long releasedNanos) {
-		grant.finishRelease();
-		this.threadHolds.unbind(grant);
-		this.gates.release(grant.gate());
-		if (logger.isDebugEnabled()) {
-			logger.debug("Handed lock for key '" + grant.key() + "' to a waiting thread of this process");
+	private Void handedOver(Grant grant, long releasedNanos, Gate.Successor next) {
+		try {
+			grant.finishRelease();
+			this.threadHolds.unbind(grant);
+			// The picked waiter holds a reference to the gate of its own: it stays in the map.
+			this.gates.release(grant.gate());
+			if (logger.isDebugEnabled()) {
+				logger.debug("Handed lock for key '" + grant.key() + "' to a waiting thread of this process");
+			}
+			this.listener.onReleased(grant.primaryLease(), Duration.ofNanos(releasedNanos - grant.acquiredNanos()),
+					ReleaseOutcome.RELEASED);
 		}
-		this.listener.onReleased(grant.primaryLease(), Duration.ofNanos(releasedNanos - grant.acquiredNanos()),
-				ReleaseOutcome.RELEASED);
+		finally {
+			next.admit();
+		}
+		return null;
 	}
 
 	private static long keepNanos(Grant grant, Duration holdAtLeast, long nowNanos) {

@@ -7,10 +7,10 @@ import java.util.ArrayDeque;
  * asynchronous release, on the releasing thread but only once that release has returned, and
  * never nested in another such continuation.
  * <p>
- * Why: asynchronous code continues from the grant. Run where the gate admits it, the next
- * holder's code would start inside the previous holder's release, before that holder's
- * {@code onReleased}, and a holder that releases synchronously would nest the next one inside
- * it, one stack level per holder, until the stack overflows. Run on the registry's timer, as it
+ * Why: asynchronous code continues from the grant. Run where the gate admits it (at the end of
+ * the previous holder's release, after its {@code onReleased}), the next holder's code would
+ * start inside that release, and a holder that releases synchronously would nest the next one
+ * inside it, one stack level per holder, until the stack overflows. Run on the registry's timer, as it
  * once was, it costs a thread wake-up per grant. Here the release that hands a grant over runs
  * in a scope ({@link #open}); the continuations deferred while it runs ({@link #defer}) run once
  * it has returned and closes the scope, in the order they were deferred, by one loop on that

@@ -3,7 +3,6 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The one decision between a checkpoint's reply and the end of its release's wait for it, in
  * every order the two can arrive in: a reply after the release gave up hands nothing over, and a
- * release whose bound passes while or after the reply hands the grant over answers as handed
- * over, but only then.
+ * release whose bound passes after the reply handed the grant over answers as handed over, but
+ * only then. The waiter that takes the grant is picked, and admitted only by the release.
  */
 @Timeout(10)
 class CheckpointDecisionTests {
@@ -40,7 +39,10 @@ class CheckpointDecisionTests {
 		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TAKEN);
 		this.bounded.complete(LockStore.Release.KEPT);
 		assertThat(this.answer).isCompletedWithValue(LockStore.Release.KEPT);
-		assertThat(waiter.admission()).isDone();
+		assertThat(waiter.admission()).as("picked, admitted by the release once it is over").isNotDone();
+		assertThat(this.gate.withdraw(waiter)).as("the picked waiter cannot give up").isFalse();
+		this.decision.taker().admit();
+		assertThat(waiter.admission().join().handedOff()).isNotNull();
 	}
 
 	@Test
@@ -50,7 +52,9 @@ class CheckpointDecisionTests {
 		assertFailedWithTimeout();
 
 		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TOO_LATE);
+		assertThat(this.decision.taker()).isSameAs(Gate.Successor.NONE);
 		assertThat(waiter.admission()).as("left to the gate, which the failed release leaves").isNotDone();
+		assertThat(this.gate.withdraw(waiter)).as("still in the queue").isTrue();
 	}
 
 	@Test
@@ -62,16 +66,15 @@ class CheckpointDecisionTests {
 	}
 
 	@Test
-	void aBoundThatPassesWhileTheGateAdmitsTheWaiterIsAnsweredOnceTheWaiterHasTheGrant() {
+	void aBoundThatPassesAfterThePickButBeforeTheAdmissionAnswersKeptAndLeavesTheAdmissionToTheRelease() {
 		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
-		AtomicBoolean answeredDuringHandoff = new AtomicBoolean();
-		waiter.admission().thenRun(() -> {
-			this.bounded.completeExceptionally(this.timeout);
-			answeredDuringHandoff.set(this.answer.isDone());
-		});
 		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TAKEN);
-		assertThat(answeredDuringHandoff).as("answered before the gate had answered").isFalse();
+		this.bounded.completeExceptionally(this.timeout);
 		assertThat(this.answer).isCompletedWithValue(LockStore.Release.KEPT);
+		assertThat(waiter.admission()).isNotDone();
+		assertThat(this.decision.taker().picked()).isTrue();
+		this.decision.taker().admit();
+		assertThat(waiter.admission()).isDone();
 	}
 
 	@Test
@@ -80,6 +83,7 @@ class CheckpointDecisionTests {
 		assertThat(this.gate.withdraw(waiter)).isTrue();
 		assertThat(this.decision.handOff(keptGrant())).as("the caller releases the kept grant in the store")
 			.isEqualTo(CheckpointDecision.Handoff.NOT_TAKEN);
+		assertThat(this.decision.taker()).isSameAs(Gate.Successor.NONE);
 		this.bounded.completeExceptionally(this.timeout);
 		assertFailedWithTimeout();
 	}

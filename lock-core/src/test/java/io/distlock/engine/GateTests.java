@@ -15,7 +15,8 @@ import io.distlock.store.LockMode;
 /**
  * The local gate: one holder, waiters (futures, not threads) admitted in arrival order by
  * whoever leaves, a waiter that was withdrawn never admitted afterwards, a handed-over grant only
- * for a waiter that can take one, and release notifications that are neither lost nor counted
+ * for a waiter that can take one, a waiter picked for it committed but admitted only when the
+ * holder admits it, and release notifications that are neither lost nor counted
  * twice.
  */
 @Timeout(10)
@@ -80,10 +81,11 @@ class GateTests {
 		Grant grant = new Grant(request, "owner", 7, Duration.ofSeconds(30), System.nanoTime(),
 				System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime(), this.gate);
 		this.gate.tryEnter();
-		assertThat(this.gate.handOff(grant)).as("nobody waits").isFalse();
+		assertThat(this.gate.pickForHandOff(grant)).as("nobody waits").isSameAs(Gate.Successor.NONE);
 
 		Gate.Waiter fixedLease = this.gate.enter(Gate.HandedGrant.REFUSED);
-		assertThat(this.gate.handOff(grant)).as("the first waiter cannot take a grant").isFalse();
+		assertThat(this.gate.pickForHandOff(grant)).as("the first waiter cannot take a grant")
+			.isSameAs(Gate.Successor.NONE);
 		assertThat(fixedLease.admission()).isNotDone();
 		assertThat(this.gate.hasWaiterAcceptingHandoff()).isFalse();
 		this.gate.leave();
@@ -91,9 +93,49 @@ class GateTests {
 
 		Gate.Waiter renewed = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		assertThat(this.gate.hasWaiterAcceptingHandoff()).isTrue();
-		assertThat(this.gate.handOff(grant)).isTrue();
+		Gate.Successor picked = this.gate.pickForHandOff(grant);
+		assertThat(picked.picked()).isTrue();
+		picked.admit();
 		assertThat(renewed.admission().join().handedOff()).isSameAs(grant);
 		assertThat(this.gate.tryEnter()).as("the waiter holds the gate").isFalse();
+	}
+
+	@Test
+	void aWaiterPickedForAHandoffCannotWithdrawAndIsAdmittedOnlyWhenTheHolderAdmitsIt() {
+		Grant grant = grant();
+		this.gate.tryEnter();
+		Gate.Waiter next = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		Gate.Waiter after = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+
+		Gate.Successor picked = this.gate.pickForHandOff(grant);
+		assertThat(picked.picked()).isTrue();
+		assertThat(next.admission()).as("picked, not yet admitted").isNotDone();
+		assertThat(this.gate.withdraw(next)).as("a picked waiter is committed").isFalse();
+		assertThat(this.gate.tryEnter()).as("the gate stays taken between the pick and the admission").isFalse();
+		assertThat(this.gate.enter(Gate.HandedGrant.ACCEPTED).admission()).as("an arrival queues").isNotDone();
+		assertThat(after.admission()).isNotDone();
+
+		picked.admit();
+		assertThat(next.admission()).isCompletedWithValue(new Gate.Admission(grant, 0));
+		assertThat(after.admission()).as("still behind the admitted waiter").isNotDone();
+		assertThat(this.gate.withdraw(after)).isTrue();
+	}
+
+	@Test
+	void aLeaveWithNobodyWaitingPicksNobodyAndOpensTheGate() {
+		this.gate.tryEnter();
+		assertThat(this.gate.pickForHandOff(grant())).isSameAs(Gate.Successor.NONE);
+		assertThat(this.gate.tryEnter()).as("a handoff nobody takes leaves the gate to its holder").isFalse();
+		this.gate.leave();
+		assertThat(this.gate.tryEnter()).isTrue();
+	}
+
+	private Grant grant() {
+		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
+				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
+		long now = System.nanoTime();
+		return new Grant(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(), now,
+				this.gate);
 	}
 
 	@Test
