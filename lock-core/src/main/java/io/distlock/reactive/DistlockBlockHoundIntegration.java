@@ -34,7 +34,7 @@ public final class DistlockBlockHoundIntegration implements BlockHoundIntegratio
 
 	/** The gate's methods that take its lock. */
 	static final List<String> GATE_METHODS = List.of("tryEnter", "enter", "withdraw", "hasWaiterAcceptingHandoff",
-			"signalReleased", "clearReleaseSignals", "awaitRelease", "admitNext");
+			"signalReleased", "clearReleaseSignals", "awaitRelease", "pickNext");
 
 	/** The methods that cancel a scheduled timeout or deadline check, by class. */
 	static final Map<String, String> TIMER_CANCELS = Map.of("io.distlock.engine.PendingHold", "cancelTimer",

@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DistlockBlockHoundIntegrationTests {
 
-	/** The gate's methods that do not take its lock (those that leave it call admitNext). */
+	/** The gate's methods that do not take its lock (those that leave it call pickNext). */
 	private static final List<String> NOT_LOCKING = List.of("gateKey", "key", "mode", "leave", "leaveYielding",
-			"handOff", "occupy", "grant", "vacate");
+			"pickForHandOff", "occupy", "grant", "vacate");
 
 	@Test
 	void everyMethodOfTheGateIsSortedAndEveryAllowedOneExists() throws Exception {
