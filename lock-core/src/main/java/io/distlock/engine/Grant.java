@@ -80,6 +80,12 @@ final class Grant {
 
 	private volatile HeldLease primaryLease;
 
+	/**
+	 * Set when the acquisition this grant answers had been given up: no listener was told it
+	 * was acquired, so none is told of its release or loss either.
+	 */
+	private volatile boolean untold;
+
 	/** The thread that owns this grant and may re-enter it, {@code null} for a detached hold. */
 	private volatile Thread ownerThread;
 
@@ -283,6 +289,21 @@ final class Grant {
 
 	void primaryLease(HeldLease lease) {
 		this.primaryLease = lease;
+	}
+
+	/**
+	 * Return whether no listener was told of this grant (see {@link #markUntold()}).
+	 */
+	boolean isUntold() {
+		return this.untold;
+	}
+
+	/**
+	 * Mark a grant that arrived after its acquisition was given up: listeners were told
+	 * {@code onNotAcquired}, so they hear nothing of the grant's release or loss.
+	 */
+	void markUntold() {
+		this.untold = true;
 	}
 
 	ScheduledFuture<?> deadlineCheck() {

@@ -260,7 +260,9 @@ final class GrantReleaser {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Released lock for key '" + grant.key() + "' after " + held.toMillis() + "ms: " + outcome);
 			}
-			this.listener.onReleased(grant.primaryLease(), held, outcome);
+			if (!grant.isUntold()) {
+				this.listener.onReleased(grant.primaryLease(), held, outcome);
+			}
 		}
 		finally {
 			// A grant lost while held left its gate when the loss was signalled; the gate may be
@@ -296,8 +298,10 @@ final class GrantReleaser {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Handed lock for key '" + grant.key() + "' to a waiting thread of this process");
 			}
-			this.listener.onReleased(grant.primaryLease(), Duration.ofNanos(releasedNanos - grant.acquiredNanos()),
-					ReleaseOutcome.RELEASED);
+			if (!grant.isUntold()) {
+				this.listener.onReleased(grant.primaryLease(),
+						Duration.ofNanos(releasedNanos - grant.acquiredNanos()), ReleaseOutcome.RELEASED);
+			}
 		}
 		finally {
 			next.admit();

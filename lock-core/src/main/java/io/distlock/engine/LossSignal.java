@@ -59,7 +59,9 @@ final class LossSignal {
 		LockLostException lost = grant.lostException();
 		this.counter.recordLoss();
 		logger.error(lost.getMessage());
-		this.listener.onLost(grant.primaryLease(), lost);
+		if (!grant.isUntold()) {
+			this.listener.onLost(grant.primaryLease(), lost);
+		}
 		for (Consumer<? super LockLostException> callback : callbacks) {
 			run(grant, callback, lost);
 		}

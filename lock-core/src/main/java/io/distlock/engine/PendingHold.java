@@ -336,8 +336,9 @@ final class PendingHold {
 		this.gate.occupy(grant);
 		this.parts.watchdog().watch(grant);
 		if (!this.result.complete(lease)) {
-			// Cancelled while the grant was on its way: nobody will release it but us.
-			lease.releaseUnwanted();
+			// Cancelled while the grant was on its way: nobody will release it but us, and the
+			// listener, told the acquisition failed, hears nothing of it.
+			lease.releaseUntold();
 		}
 	}
 
