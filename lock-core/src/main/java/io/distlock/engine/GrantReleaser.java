@@ -102,7 +102,7 @@ final class GrantReleaser {
 		if (fate == ReleaseFate.CHECKPOINT) {
 			CheckpointDecision decision = new CheckpointDecision(grant.gate());
 			return checkpoint(grant, decision, sentNanos).handle((released, failure) -> {
-				if (released == LockStore.Release.KEPT) {
+				if (decision.taker().picked()) {
 					// A waiter here took the kept grant: it is admitted once this release is over.
 					return handedOver(grant, now, decision.taker());
 				}
@@ -244,18 +244,20 @@ final class GrantReleaser {
 				yieldNanos = this.handoff.yieldNanos(repliedNanos - sentNanos);
 			}
 		}
-		if (wasActive && outcome == ReleaseOutcome.LOST) {
-			this.loss.declareFoundOnRelease(grant,
-					"it had already expired or been taken over in the store when it was released");
-		}
-		grant.finishRelease();
-		if (grant.isLost()) {
-			// Also when the watchdog declared the loss first: the holder is told either way.
-			outcome = ReleaseOutcome.LOST;
-		}
-		Duration held = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
 		Gate gate = grant.gate();
 		try {
+			// Inside the try: a loss callback or a listener that throws must not keep the gate,
+			// which only this release leaves, from the next waiter.
+			if (wasActive && outcome == ReleaseOutcome.LOST) {
+				this.loss.declareFoundOnRelease(grant,
+						"it had already expired or been taken over in the store when it was released");
+			}
+			grant.finishRelease();
+			if (grant.isLost()) {
+				// Also when the watchdog declared the loss first: the holder is told either way.
+				outcome = ReleaseOutcome.LOST;
+			}
+			Duration held = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
 			this.threadHolds.unbind(grant);
 			if (logger.isDebugEnabled()) {
 				logger.debug("Released lock for key '" + grant.key() + "' after " + held.toMillis() + "ms: " + outcome);

@@ -57,9 +57,13 @@ final class LossSignal {
 
 	private void tell(Grant grant, List<Consumer<? super LockLostException>> callbacks) {
 		LockLostException lost = grant.lostException();
-		this.counter.recordLoss();
-		logger.error(lost.getMessage());
-		if (!grant.isUntold()) {
+		if (grant.isUntold()) {
+			// Granted after its acquisition was given up: nobody held it, so nothing was lost.
+			logger.debug(lost.getMessage() + " (granted after its acquisition was given up)");
+		}
+		else {
+			this.counter.recordLoss();
+			logger.error(lost.getMessage());
 			this.listener.onLost(grant.primaryLease(), lost);
 		}
 		for (Consumer<? super LockLostException> callback : callbacks) {

@@ -333,6 +333,10 @@ final class PendingHold {
 		stopWaiting();
 		HeldLease lease = new HeldLease(this.parts, grant);
 		grant.primaryLease(lease);
+		if (this.result.isDone()) {
+			// Given up already: no listener hears of this grant, not even of a loss meanwhile.
+			grant.markUntold();
+		}
 		this.gate.occupy(grant);
 		this.parts.watchdog().watch(grant);
 		if (!this.result.complete(lease)) {
