@@ -262,9 +262,7 @@ final class GrantReleaser {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Released lock for key '" + grant.key() + "' after " + held.toMillis() + "ms: " + outcome);
 			}
-			if (!grant.isUntold()) {
-				this.listener.onReleased(grant.primaryLease(), held, outcome);
-			}
+			tellReleased(grant, held, outcome);
 		}
 		finally {
 			// A grant lost while held left its gate when the loss was signalled; the gate may be
@@ -300,15 +298,22 @@ final class GrantReleaser {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Handed lock for key '" + grant.key() + "' to a waiting thread of this process");
 			}
-			if (!grant.isUntold()) {
-				this.listener.onReleased(grant.primaryLease(),
-						Duration.ofNanos(releasedNanos - grant.acquiredNanos()), ReleaseOutcome.RELEASED);
-			}
+			tellReleased(grant, Duration.ofNanos(releasedNanos - grant.acquiredNanos()), ReleaseOutcome.RELEASED);
 		}
 		finally {
 			next.admit();
 		}
 		return null;
+	}
+
+	/**
+	 * Tell the listener of a release, unless it was never told of the grant (see
+	 * {@link Grant#markUntold()}).
+	 */
+	private void tellReleased(Grant grant, Duration held, ReleaseOutcome outcome) {
+		if (!grant.isUntold()) {
+			this.listener.onReleased(grant.primaryLease(), held, outcome);
+		}
 	}
 
 	private static long keepNanos(Grant grant, Duration holdAtLeast, long nowNanos) {

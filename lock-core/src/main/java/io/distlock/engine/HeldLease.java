@@ -151,15 +151,6 @@ final class HeldLease implements LockLease {
 	}
 
 	/**
-	 * Release a hold granted to an acquisition that was given up before anybody was told of the
-	 * grant: its listener heard {@code onNotAcquired}, and hears nothing of this release.
-	 */
-	void releaseUntold() {
-		this.grant.markUntold();
-		releaseUnwanted();
-	}
-
-	/**
 	 * Release a hold granted to an acquisition that was given up meanwhile.
 	 */
 	void releaseUnwanted() {

@@ -342,7 +342,8 @@ final class PendingHold {
 		if (!this.result.complete(lease)) {
 			// Cancelled while the grant was on its way: nobody will release it but us, and the
 			// listener, told the acquisition failed, hears nothing of it.
-			lease.releaseUntold();
+			grant.markUntold();
+			lease.releaseUnwanted();
 		}
 	}
 
