@@ -17,15 +17,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import io.distlock.core.DistLock;
+import io.distlock.core.WaitStrategy;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Two waiters are woken by one release and race for the lock: one wins, and the other keeps
- * waiting for the rest of its wait time. A wake-up that finds the lock taken again is not an
- * answer; a waiter that returned {@code false} then would give up before its time.
+ * Two waiters are woken by one release (or retry after it, when polling) and race for the lock:
+ * one wins, and the other keeps waiting for the rest of its wait time. A wake-up that finds the
+ * lock taken again is not an answer; a waiter that returned {@code false} then would give up
+ * before its time.
  */
 @Timeout(60)
 class WaiterRaceIntegrationTests {
@@ -45,13 +47,14 @@ class WaiterRaceIntegrationTests {
 		this.registries.forEach(RedisLockRegistry::close);
 	}
 
-	@ParameterizedTest(name = "fair={0}, waiters in one process={1}")
-	@CsvSource({ "false, false", "true, false", "false, true", "true, true" })
-	void theWaiterThatLosesTheRaceAfterAReleaseWaitsOutItsWaitTime(boolean fair, boolean oneProcess)
-			throws Exception {
-		RedisLockRegistry holderRegistry = register();
-		RedisLockRegistry firstRegistry = register();
-		RedisLockRegistry secondRegistry = oneProcess ? firstRegistry : register();
+	@ParameterizedTest(name = "fair={0}, waiters in one process={1}, {2}")
+	@CsvSource({ "false, false, PUB_SUB", "true, false, PUB_SUB", "false, true, PUB_SUB", "true, true, PUB_SUB",
+			"false, false, POLLING", "true, false, POLLING" })
+	void theWaiterThatLosesTheRaceAfterAReleaseWaitsOutItsWaitTime(boolean fair, boolean oneProcess,
+			WaitStrategy waitStrategy) throws Exception {
+		RedisLockRegistry holderRegistry = register(waitStrategy);
+		RedisLockRegistry firstRegistry = register(waitStrategy);
+		RedisLockRegistry secondRegistry = oneProcess ? firstRegistry : register(waitStrategy);
 		String key = "race:" + UUID.randomUUID();
 		DistLock holder = obtain(holderRegistry, key, fair);
 		holder.lock();
@@ -100,8 +103,10 @@ class WaiterRaceIntegrationTests {
 		return outcome;
 	}
 
-	private RedisLockRegistry register() {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
+	private RedisLockRegistry register(WaitStrategy waitStrategy) {
+		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
+			.waitStrategy(waitStrategy)
+			.build();
 		this.registries.add(registry);
 		return registry;
 	}
