@@ -58,8 +58,9 @@ class RefusedAcquisitionIntegrationTests {
 		DistLock contender = contention.contender.apply(contenderRegistry, key);
 		assertThat(holder.tryLock(Duration.ZERO, HOLDER_LEASE)).isTrue();
 		try {
-			Snapshot before = snapshot(heldKey);
+			// Timed around both snapshots: the lease cannot have run down by more than this.
 			long start = System.nanoTime();
+			Snapshot before = snapshot(heldKey);
 			assertThat(contender.tryLock()).as("contender without a wait").isFalse();
 			assertThat(contender.tryLock(Duration.ofMillis(300))).as("contender with a wait").isFalse();
 			Snapshot after = snapshot(heldKey);
