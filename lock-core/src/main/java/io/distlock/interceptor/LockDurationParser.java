@@ -26,7 +26,9 @@ final class LockDurationParser {
 	 */
 	static Duration parse(String text) {
 		String value = text.trim();
-		if (value.toUpperCase(Locale.ROOT).startsWith("P") || value.toUpperCase(Locale.ROOT).startsWith("-P")) {
+		String upper = value.toUpperCase(Locale.ROOT);
+		// As java.time.Duration.parse and Spring Boot's DurationStyle: an optional sign before the P.
+		if (upper.startsWith("P") || upper.startsWith("-P") || upper.startsWith("+P")) {
 			try {
 				return Duration.parse(value);
 			}
