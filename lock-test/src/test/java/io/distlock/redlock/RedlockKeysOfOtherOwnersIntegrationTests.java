@@ -119,7 +119,8 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 
 	@Test
 	void aMajorityHeldByOtherOwnersGrantsNothingAndLeavesTheirKeysAsTheyWere() {
-		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
+		// A lease far longer than the test: a key left behind would not expire by itself meanwhile.
+		RedlockRegistry registry = registry(Duration.ofSeconds(30), LockListener.NONE);
 		String key = randomKey();
 		node(1).opsForValue().set(lockKey(key), OTHER + "-1");
 		node(2).opsForValue().set(lockKey(key), OTHER + "-2");
