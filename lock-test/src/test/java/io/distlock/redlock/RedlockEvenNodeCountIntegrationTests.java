@@ -86,7 +86,9 @@ class RedlockEvenNodeCountIntegrationTests {
 				boolean othersNode = (mask & (1 << node)) != 0;
 				RedisServer server = nodes.get(node);
 				// A refused attempt is given back in the background: allow for it.
-				await().atMost(Duration.ofSeconds(2))
+				await().pollDelay(Duration.ZERO)
+					.pollInterval(Duration.ofMillis(10))
+					.atMost(Duration.ofSeconds(2))
 					.untilAsserted(() -> assertThat(server.template().opsForValue().get(lockKey(key)))
 						.as(caseName + ": node " + nodes.indexOf(server) + " after the attempt")
 						.isEqualTo(othersNode ? OTHER : null));
