@@ -1,0 +1,103 @@
+package io.distlock.redlock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.LockLease;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redlock over an even number of real {@code redis-server} processes: half of the nodes is not a
+ * majority. Every subset of nodes is made to hold the key for another owner; a grant comes
+ * exactly when more than half are free, and a refused attempt leaves none of its keys and every
+ * other owner's key as it was.
+ */
+@Timeout(120)
+class RedlockEvenNodeCountIntegrationTests {
+
+	private static final String OTHER = "another-process:grant";
+
+	private static final List<RedisServer> nodes = new ArrayList<>();
+
+	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private final List<RedlockRegistry> registries = new ArrayList<>();
+
+	@BeforeAll
+	static void startFourNodes() {
+		for (int i = 0; i < 4; i++) {
+			RedisServer node = RedisServer.start();
+			nodes.add(node);
+			factories.add(node.newConnectionFactory(Duration.ofSeconds(2)));
+		}
+	}
+
+	@AfterAll
+	static void stopNodes() {
+		factories.forEach(LettuceConnectionFactory::destroy);
+		nodes.forEach(RedisServer::close);
+		factories.clear();
+		nodes.clear();
+	}
+
+	@AfterEach
+	void closeRegistries() {
+		this.registries.forEach(RedlockRegistry::close);
+	}
+
+	@ParameterizedTest(name = "N = {0}")
+	@ValueSource(ints = { 2, 4 })
+	void aGrantNeedsMoreThanHalfOfTheNodes(int n) {
+		RedlockRegistry registry = RedlockRegistry.builder(factories.subList(0, n))
+			.perNodeTimeout(Duration.ofMillis(200))
+			.leaseTime(Duration.ofSeconds(5))
+			.build();
+		this.registries.add(registry);
+		assertThat(registry.getQuorum()).isEqualTo(n / 2 + 1);
+		for (int mask = 0; mask < (1 << n); mask++) {
+			String key = "even:" + UUID.randomUUID();
+			int taken = Integer.bitCount(mask);
+			boolean expected = n - taken > n / 2;
+			String caseName = "N=" + n + " taken=" + Integer.toBinaryString(mask);
+			for (int node = 0; node < n; node++) {
+				if ((mask & (1 << node)) != 0) {
+					nodes.get(node).template().opsForValue().set(lockKey(key), OTHER);
+				}
+			}
+			Optional<LockLease> lease = registry.tryAcquire(key, Duration.ZERO);
+			assertThat(lease.isPresent()).as(caseName).isEqualTo(expected);
+			lease.ifPresent(LockLease::release);
+			for (int node = 0; node < n; node++) {
+				boolean othersNode = (mask & (1 << node)) != 0;
+				RedisServer server = nodes.get(node);
+				// A refused attempt is given back in the background: allow for it.
+				await().pollDelay(Duration.ZERO)
+					.pollInterval(Duration.ofMillis(10))
+					.atMost(Duration.ofSeconds(2))
+					.untilAsserted(() -> assertThat(server.template().opsForValue().get(lockKey(key)))
+						.as(caseName + ": node " + nodes.indexOf(server) + " after the attempt")
+						.isEqualTo(othersNode ? OTHER : null));
+			}
+		}
+	}
+
+	private static String lockKey(String key) {
+		return "distlock:{" + key + "}";
+	}
+
+}

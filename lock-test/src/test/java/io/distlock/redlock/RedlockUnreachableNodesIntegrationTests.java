@@ -1,0 +1,207 @@
+package io.distlock.redlock;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockListener;
+import io.distlock.core.LockRequest;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redlock with nodes that refuse connections (nothing listens on their port), next to real
+ * {@code redis-server} processes: with a minority down, acquire, renewal, extend and release
+ * work on the nodes that are up; with a majority down nothing is granted and no key is left on
+ * the nodes that are up; with every node down the caller gets the store's failure at once,
+ * never a grant and never a wait that looks like contention.
+ */
+@Timeout(60)
+class RedlockUnreachableNodesIntegrationTests {
+
+	private static final List<RedisServer> servers = new ArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private final List<RedlockRegistry> registries = new ArrayList<>();
+
+	@BeforeAll
+	static void startTwoNodes() {
+		for (int i = 0; i < 2; i++) {
+			servers.add(RedisServer.start());
+		}
+	}
+
+	@AfterAll
+	static void stopNodes() {
+		servers.forEach(RedisServer::close);
+		servers.clear();
+	}
+
+	@AfterEach
+	void close() {
+		this.registries.forEach(RedlockRegistry::close);
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	@Test
+	void everyNodeDownGivesTheStoresFailureAtOnceNeverAGrant() {
+		RedlockRegistry registry = registry(List.of(down(), down(), down()), Duration.ofSeconds(2), LockListener.NONE);
+		String key = randomKey();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.acquire(key, Duration.ofSeconds(5)))
+			.withMessageStartingWith("Could not acquire lock for key '" + key + "': the lock store failed")
+			.havingCause()
+			.isInstanceOf(RedlockStore.RedlockUnavailableException.class)
+			.withMessageStartingWith("No Redlock node answered for key '" + key + "'");
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("failed at once, not at the wait time")
+			.isLessThan(2_000);
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.obtain(key).tryLock(Duration.ofSeconds(1)));
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aMinorityOfNodesDownStillAcquiresExtendsAndReleases() {
+		List<LockListener.ReleaseOutcome> outcomes = new ArrayList<>();
+		RedlockRegistry registry = registry(List.of(up(0), down(), up(1)), Duration.ofSeconds(2), new LockListener() {
+
+			@Override
+			public void onReleased(LockLease lease, Duration held, ReleaseOutcome outcome) {
+				outcomes.add(outcome);
+			}
+
+		});
+		String key = randomKey();
+		LockLease lease = registry
+			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(6)));
+		awaitOnBothNodesUp(key);
+		assertThat(lease.extend(Duration.ofSeconds(18))).isTrue();
+		for (RedisServer server : servers) {
+			assertThat(server.template().getExpire(lockKey(key), TimeUnit.MILLISECONDS)).isBetween(17_000L, 18_000L);
+		}
+		lease.release();
+		for (RedisServer server : servers) {
+			assertThat(server.template().hasKey(lockKey(key))).isFalse();
+		}
+		assertThat(outcomes).containsExactly(LockListener.ReleaseOutcome.RELEASED);
+	}
+
+	@Test
+	void aMinorityOfNodesDownKeepsAWatchdogLeaseRenewed() {
+		AtomicInteger renewals = new AtomicInteger();
+		RedlockRegistry registry = registry(List.of(down(), up(0), up(1)), Duration.ofMillis(300), new LockListener() {
+
+			@Override
+			public void onRenewed(LockLease lease) {
+				renewals.incrementAndGet();
+			}
+
+		});
+		String key = randomKey();
+		AtomicInteger lost = new AtomicInteger();
+		try (LockLease lease = registry.acquire(key, Duration.ofSeconds(2))) {
+			lease.onLost((ex) -> lost.incrementAndGet());
+			await().atMost(Duration.ofSeconds(5)).until(() -> renewals.get() >= 5);
+			assertThat(lease.isValid()).isTrue();
+		}
+		assertThat(lost).hasValue(0);
+		for (RedisServer server : servers) {
+			assertThat(server.template().hasKey(lockKey(key))).isFalse();
+		}
+	}
+
+	@Test
+	void aMajorityOfNodesDownGrantsNothingAndLeavesNoKeyOnTheNodeUp() {
+		// A lease far longer than the test: a key left behind would not expire by itself meanwhile.
+		RedlockRegistry registry = registry(List.of(down(), up(0), down()), Duration.ofSeconds(30), LockListener.NONE);
+		String key = randomKey();
+		boolean acquired;
+		try {
+			acquired = registry.tryAcquire(key, Duration.ofMillis(500)).isPresent();
+		}
+		catch (LockAcquisitionException ex) {
+			acquired = false;
+		}
+		assertThat(acquired).isFalse();
+		// Each attempt's grant on the node that is up is given back in the background.
+		await().atMost(Duration.ofSeconds(2))
+			.untilAsserted(() -> assertThat(servers.get(0).template().hasKey(lockKey(key))).isFalse());
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	private RedlockRegistry registry(List<LettuceConnectionFactory> nodes, Duration leaseTime,
+			LockListener listener) {
+		RedlockRegistry registry = RedlockRegistry.builder(nodes)
+			.perNodeTimeout(Duration.ofMillis(200))
+			.leaseTime(leaseTime)
+			.listener(listener)
+			.build();
+		this.registries.add(registry);
+		return registry;
+	}
+
+	private LettuceConnectionFactory up(int index) {
+		LettuceConnectionFactory factory = servers.get(index).newConnectionFactory(Duration.ofSeconds(2));
+		this.factories.add(factory);
+		return factory;
+	}
+
+	/**
+	 * Return a connection factory to a port nothing listens on: every connection is refused.
+	 */
+	private LettuceConnectionFactory down() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", freePort()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.factories.add(factory);
+		return factory;
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static void awaitOnBothNodesUp(String key) {
+		await().atMost(Duration.ofSeconds(2))
+			.until(() -> servers.stream().allMatch((server) -> Boolean.TRUE.equals(server.template().hasKey(lockKey(key)))));
+	}
+
+	private static String lockKey(String key) {
+		return "distlock:{" + key + "}";
+	}
+
+	private static String randomKey() {
+		return "unreachable:" + UUID.randomUUID();
+	}
+
+}
