@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -13,6 +14,8 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.distlock.annotation.DistributedLock;
 import io.distlock.core.LockConfigurationException;
@@ -188,7 +191,8 @@ class DistlockAutoConfigurationTests {
 	}
 
 	@Test
-	void redlockNodesMakeARedlockRegistry() {
+	@ExtendWith(OutputCaptureExtension.class)
+	void redlockNodesMakeARedlockRegistry(CapturedOutput output) {
 		try (RedisServer second = RedisServer.start(); RedisServer third = RedisServer.start()) {
 			runner().withPropertyValues("distlock.redlock.nodes[0]=" + uri(redis.server()),
 					"distlock.redlock.nodes[1]=" + uri(second), "distlock.redlock.nodes[2]=" + uri(third),
@@ -200,6 +204,19 @@ class DistlockAutoConfigurationTests {
 					registry.acquire("redlock:auto", Duration.ZERO).release();
 				});
 		}
+		assertThat(output).doesNotContain("Redlock over");
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void anEvenNumberOfRedlockNodesIsWarnedAboutAtStartup(CapturedOutput output) {
+		try (RedisServer second = RedisServer.start()) {
+			runner().withPropertyValues("distlock.redlock.nodes[0]=" + uri(redis.server()),
+					"distlock.redlock.nodes[1]=" + uri(second), "distlock.redlock.per-node-timeout=200ms")
+				.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedlockRegistry.class));
+		}
+		assertThat(output).contains("Redlock over 2 nodes needs 2 of them to agree, so it tolerates 0 failed "
+				+ "node(s), as many as 1 node(s) would; use an odd number of nodes");
 	}
 
 	@Test

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -337,6 +339,28 @@ public final class RedisLockStore implements LockStore {
 			for (LuaScript script : RedisLockScripts.ALL) {
 				script.load(connection);
 			}
+		}
+	}
+
+	/**
+	 * Return the node's replication id ({@code master_replid} of {@code INFO replication}): a
+	 * master and its replicas in sync share it, and two addresses of one server answer the same,
+	 * while independent servers each have their own. Blocking; called once, when a Redlock
+	 * registry checks that its nodes are independent.
+	 * @return the replication id, or empty when the node does not tell it (a cluster, or
+	 * {@code INFO} refused)
+	 */
+	public Optional<String> replicationId() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			if (connection instanceof RedisClusterConnection) {
+				return Optional.empty();
+			}
+			Properties replication = connection.serverCommands().info("replication");
+			return Optional.ofNullable((replication != null) ? replication.getProperty("master_replid") : null)
+				.filter((id) -> !id.isBlank());
+		}
+		catch (RuntimeException ex) {
+			return Optional.empty();
 		}
 	}
 

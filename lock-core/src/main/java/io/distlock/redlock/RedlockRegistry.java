@@ -5,8 +5,11 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -15,6 +18,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.DistLock;
@@ -144,13 +148,37 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	/**
 	 * Connect to every node and load the scripts now: a first connection and a first script load
 	 * can take longer than a short per-node timeout, and the first acquisition should not pay.
+	 * Then check what can be known of the nodes at startup: two nodes that share a replication id
+	 * (one server reached by two addresses, or a master and its replica) fail the build, as a
+	 * quorum of them is no quorum; one node or an even number of nodes is warned about.
+	 * @param nodeNames the nodes' addresses, or positions, in the order of the nodes
 	 */
-	private void warmUp() {
-		int warmed = this.store.warmUp();
-		if (warmed < this.nodes) {
+	private void startUp(List<String> nodeNames) {
+		Log logger = LogFactory.getLog(RedlockRegistry.class);
+		if (this.nodes == 1) {
+			logger.warn("Redlock over 1 node tolerates no failed node and costs more than a RedisLockRegistry "
+					+ "on that node; use 3 or 5 independent nodes");
+		}
+		else if (this.nodes % 2 == 0) {
+			logger.warn("Redlock over " + this.nodes + " nodes needs " + getQuorum() + " of them to agree, so it "
+					+ "tolerates " + (this.nodes - getQuorum()) + " failed node(s), as many as " + (this.nodes - 1)
+					+ " node(s) would; use an odd number of nodes");
+		}
+		RedlockStore.WarmUp warmUp = this.store.warmUp();
+		if (warmUp.answered() < this.nodes) {
 			// Best effort: nodes that are down now are retried by every acquisition.
-			LogFactory.getLog(RedlockRegistry.class)
-				.warn("Only " + warmed + " of " + this.nodes + " Redlock nodes answered at startup");
+			logger.warn("Only " + warmUp.answered() + " of " + this.nodes + " Redlock nodes answered at startup");
+		}
+		Map<String, Integer> firstWithId = new HashMap<>();
+		for (int i = 0; i < warmUp.replicationIds().size(); i++) {
+			Optional<String> id = warmUp.replicationIds().get(i);
+			Integer first = id.isPresent() ? firstWithId.putIfAbsent(id.get(), i) : null;
+			if (first != null) {
+				throw new LockConfigurationException("Redlock nodes '" + nodeNames.get(first) + "' and '"
+						+ nodeNames.get(i) + "' are not independent: both report the replication id " + id.get()
+						+ ", so they are one server reached by two addresses, or a master and its replica. "
+						+ "A quorum needs independent Redis servers; list each server once and no replica");
+			}
 		}
 	}
 
@@ -218,21 +246,32 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		}
 
 		/**
-		 * Build the registry.
+		 * Build the registry, connecting to every node once. One node, or an even number of
+		 * nodes, is logged at WARN.
 		 * @return the registry
-		 * @throws LockConfigurationException naming the option that is invalid
+		 * @throws LockConfigurationException naming the option that is invalid, or the two nodes
+		 * that are not independent (the same replication id: one server listed under two
+		 * addresses, or a master and its replica)
 		 */
 		public RedlockRegistry build() {
 			validate();
+			RedlockRegistry registry;
 			try {
-				RedlockRegistry registry = new RedlockRegistry(this);
-				registry.warmUp();
-				return registry;
+				registry = new RedlockRegistry(this);
 			}
 			catch (RuntimeException ex) {
 				this.ownedFactories.forEach(LettuceConnectionFactory::destroy);
 				throw ex;
 			}
+			try {
+				registry.startUp(nodeNames());
+			}
+			catch (RuntimeException ex) {
+				// Closing the registry destroys the connection factories it created.
+				registry.close();
+				throw ex;
+			}
+			return registry;
 		}
 
 		private void validate() {
@@ -326,6 +365,15 @@ public class RedlockRegistry extends AbstractLockRegistry {
 				return lettuce.getHostName() + ":" + lettuce.getPort();
 			}
 			return null;
+		}
+
+		private List<String> nodeNames() {
+			List<String> names = new ArrayList<>();
+			for (int i = 0; i < this.nodes.size(); i++) {
+				String address = address(this.nodes.get(i));
+				names.add((address != null) ? address : "node " + (i + 1));
+			}
+			return names;
 		}
 
 		private List<RedisLockStore> stores() {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -343,23 +344,24 @@ final class RedlockStore implements LockStore {
 	}
 
 	/**
-	 * Connect to every node and load the scripts, in parallel; best effort. Connecting is the
-	 * one blocking step of a node (the driver makes its first connection on the thread that asks
-	 * for it), so each node warms up on a thread of its own that ends with it; this happens once,
-	 * when the registry is built, never per call. It waits for the nodes longer than the
-	 * per-node timeout (up to {@link #WARM_UP_TIMEOUT}): a cold client's first connection takes
-	 * longer than a short timeout, which is why the warm-up exists.
-	 * @return how many nodes were warmed up
+	 * Connect to every node, load the scripts and read its replication id, in parallel; best
+	 * effort. Connecting is the one blocking step of a node (the driver makes its first
+	 * connection on the thread that asks for it), so each node warms up on a thread of its own
+	 * that ends with it; this happens once, when the registry is built, never per call. It waits
+	 * for the nodes longer than the per-node timeout (up to {@link #WARM_UP_TIMEOUT}): a cold
+	 * client's first connection takes longer than a short timeout, which is why the warm-up
+	 * exists.
+	 * @return what the warm-up found
 	 */
-	int warmUp() {
-		List<CompletableFuture<Boolean>> warmed = new ArrayList<>();
+	WarmUp warmUp() {
+		List<CompletableFuture<Optional<String>>> warmed = new ArrayList<>();
 		for (int i = 0; i < this.nodes.size(); i++) {
 			RedisLockStore node = this.nodes.get(i);
-			CompletableFuture<Boolean> done = new CompletableFuture<>();
+			CompletableFuture<Optional<String>> done = new CompletableFuture<>();
 			Thread thread = new Thread(() -> {
 				try {
 					node.warmUp();
-					done.complete(true);
+					done.complete(node.replicationId());
 				}
 				catch (RuntimeException ex) {
 					done.completeExceptionally(ex);
@@ -379,13 +381,23 @@ final class RedlockStore implements LockStore {
 		catch (ExecutionException | TimeoutException ex) {
 			// Counted below: nodes that failed or are still connecting are not warmed up.
 		}
-		int count = 0;
-		for (CompletableFuture<Boolean> done : warmed) {
-			if (done.isDone() && !done.isCompletedExceptionally()) {
-				count++;
-			}
+		int answered = 0;
+		List<Optional<String>> replicationIds = new ArrayList<>();
+		for (CompletableFuture<Optional<String>> done : warmed) {
+			boolean warm = done.isDone() && !done.isCompletedExceptionally();
+			answered += warm ? 1 : 0;
+			replicationIds.add(warm ? done.join() : Optional.empty());
 		}
-		return count;
+		return new WarmUp(answered, List.copyOf(replicationIds));
+	}
+
+	/**
+	 * What the warm-up found.
+	 * @param answered how many nodes were warmed up
+	 * @param replicationIds each node's replication id, in the order of the nodes; empty for a
+	 * node that did not answer in time or does not tell it
+	 */
+	record WarmUp(int answered, List<Optional<String>> replicationIds) {
 	}
 
 	@Override
