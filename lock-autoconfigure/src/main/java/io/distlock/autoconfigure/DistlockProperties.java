@@ -86,6 +86,14 @@ public class DistlockProperties implements InitializingBean {
 	private final LossDetection lossDetection = new LossDetection();
 
 	/**
+	 * Whether startup fails when the store that holds the locks does not answer (checked once,
+	 * within about a second, once every bean is created). Off by default: the application starts,
+	 * the distlock health component reports DOWN, and lock calls fail with
+	 * LockAcquisitionException until the store answers.
+	 */
+	private boolean failFast;
+
+	/**
 	 * What to do at startup when the Redis that holds the locks may evict keys under memory
 	 * pressure (a maxmemory with a policy other than noeviction): warn, strict (refuse to start,
 	 * also when the policy cannot be read) or off.
@@ -182,6 +190,14 @@ public class DistlockProperties implements InitializingBean {
 
 	public LossDetection getLossDetection() {
 		return this.lossDetection;
+	}
+
+	public boolean isFailFast() {
+		return this.failFast;
+	}
+
+	public void setFailFast(boolean failFast) {
+		this.failFast = failFast;
 	}
 
 	public EvictionCheck getEvictionCheck() {

@@ -23,6 +23,18 @@ public class InvalidLockPropertyException extends LockConfigurationException {
 	}
 
 	/**
+	 * Create an exception naming the property, with the failure that makes its value fail.
+	 * @param property the property, such as {@code distlock.fail-fast}
+	 * @param value its value
+	 * @param problem what is wrong with it
+	 * @param cause the failure behind the problem
+	 */
+	public InvalidLockPropertyException(String property, Object value, String problem, Throwable cause) {
+		super("Property '" + property + "' with value '" + value + "' " + problem, cause);
+		this.property = property;
+	}
+
+	/**
 	 * Return the property to fix.
 	 * @return the property name
 	 */

@@ -2,6 +2,7 @@ package io.distlock.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -94,6 +95,12 @@ class LockRegistryConfiguration {
 	LockStoreCommandCheck distlockCommandCheck(RedisConnectionFactory connectionFactory,
 			DistlockProperties properties) {
 		return new LockStoreCommandCheck(connectionFactory, properties);
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty("distlock.fail-fast")
+	LockStoreStartupCheck distlockStartupCheck(ObjectProvider<LockRegistry> registries) {
+		return new LockStoreStartupCheck(registries);
 	}
 
 	@Bean

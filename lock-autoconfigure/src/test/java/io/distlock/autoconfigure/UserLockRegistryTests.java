@@ -134,7 +134,7 @@ class UserLockRegistryTests {
 	 * A {@link LockRegistry} that is nothing else: a JDK proxy over the in-memory registry that
 	 * hides its {@code LockRegistryIntrospection}.
 	 */
-	private static LockRegistry plain(LockRegistry delegate) {
+	static LockRegistry plain(LockRegistry delegate) {
 		return (LockRegistry) Proxy.newProxyInstance(UserLockRegistryTests.class.getClassLoader(),
 				new Class<?>[] { LockRegistry.class }, (proxy, method, args) -> {
 					try {

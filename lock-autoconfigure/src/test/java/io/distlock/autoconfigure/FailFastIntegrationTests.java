@@ -1,0 +1,87 @@
+package io.distlock.autoconfigure;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockRegistry;
+import io.distlock.test.memory.InMemoryLockRegistry;
+import io.distlock.test.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@code distlock.fail-fast}: with it, an application whose lock store does not answer does not
+ * start, and the failure names the property; without it (the default), the application starts,
+ * its health is DOWN and lock calls fail until the store answers.
+ */
+class FailFastIntegrationTests {
+
+	private static RedisServer running;
+
+	/** A port where a Redis ran and nothing listens any more. */
+	private static RedisServer stopped;
+
+	@BeforeAll
+	static void start() {
+		running = RedisServer.start();
+		stopped = RedisServer.start();
+		stopped.kill();
+	}
+
+	@AfterAll
+	static void stop() {
+		running.close();
+		stopped.close();
+	}
+
+	@Test
+	void aStoreThatDoesNotAnswerStopsStartup() {
+		DistlockRunners.withRedis(stopped).withPropertyValues("distlock.fail-fast=true").run((context) -> {
+			assertThat(context).hasFailed();
+			InvalidLockPropertyException failure = DistlockRunners.invalidProperty(context.getStartupFailure());
+			assertThat(failure.getProperty()).isEqualTo("distlock.fail-fast");
+			assertThat(failure.getMessage()).contains("the store that holds the locks does not answer");
+			assertThat(failure.getCause()).isNotNull();
+		});
+	}
+
+	@Test
+	void withoutFailFastTheApplicationStartsReportsDownAndLockCallsFail() {
+		DistlockRunners.withRedis(stopped).run((context) -> {
+			assertThat(context).hasNotFailed();
+			HealthIndicator health = context.getBean("distlockHealthIndicator", HealthIndicator.class);
+			assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+			assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> context.getBean(LockRegistry.class).acquire("fail-fast:off", Duration.ofMillis(200)));
+		});
+	}
+
+	@Test
+	void aStoreThatAnswersPasses() {
+		DistlockRunners.withRedis(running).withPropertyValues("distlock.fail-fast=true").run((context) -> {
+			assertThat(context).hasNotFailed();
+			context.getBean(LockRegistry.class).acquire("fail-fast:on", Duration.ZERO).release();
+		});
+	}
+
+	@Test
+	void aRegistryThatCannotCheckItsStoreStopsStartup() {
+		DistlockRunners.withRedis(running)
+			.withPropertyValues("distlock.fail-fast=true")
+			.withBean("userRegistry", LockRegistry.class, () -> UserLockRegistryTests.plain(new InMemoryLockRegistry()))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
+					.contains("does not implement io.distlock.core.LockRegistryIntrospection");
+			});
+	}
+
+}
