@@ -114,15 +114,37 @@ final class RedlockStore implements LockStore {
 			return CompletableFuture.completedFuture(Acquisition.granted(token));
 		}
 		giveBack(key, owner, call, outcomes);
-		if (answered == 0 && outcomes.stream().allMatch(QuorumCall.Outcome::answered)) {
-			// Every node failed outright (refused, reset): say so rather than wait it out.
-			return CompletableFuture.failedFuture(new RedlockUnavailableException(
-					"No Redlock node answered for key '" + key + "': " + outcomes.get(0).failure().getMessage()));
+		List<QuorumCall.Outcome<Acquisition>> failed = outcomes.stream()
+			.filter((outcome) -> outcome.answered() && outcome.failure() != null)
+			.toList();
+		if (failed.size() > this.quorum.size() - this.quorum.quorum()) {
+			// So many nodes failed outright (refused, reset, an error reply) that the others
+			// cannot make a quorum: say so rather than wait it out, as a single Redis that fails.
+			return CompletableFuture.failedFuture(new RedlockUnavailableException(unavailable(key, failed)));
 		}
 		// Too few grants, or too few answers in time (slow or stopped nodes): like contention,
 		// not acquired; the engine retries after a random delay while the wait time lasts.
 		return CompletableFuture
 			.completedFuture(Acquisition.taken((answered < this.quorum.quorum()) ? -1 : quorumTtl(holderTtls)));
+	}
+
+	private String unavailable(String key, List<QuorumCall.Outcome<Acquisition>> failed) {
+		if (failed.size() == this.quorum.size()) {
+			return "No Redlock node answered for key '" + key + "': " + failed.get(0).failure().getMessage();
+		}
+		StringBuilder message = new StringBuilder().append(failed.size())
+			.append(" of ")
+			.append(this.quorum.size())
+			.append(" Redlock nodes failed for key '")
+			.append(key)
+			.append("', too many for a quorum of ")
+			.append(this.quorum.quorum())
+			.append(':');
+		for (QuorumCall.Outcome<Acquisition> outcome : failed) {
+			message.append(" node ").append(outcome.node() + 1).append(": ").append(outcome.failure().getMessage())
+				.append(';');
+		}
+		return message.substring(0, message.length() - 1);
 	}
 
 	@Override

@@ -34,8 +34,9 @@ import static org.awaitility.Awaitility.await;
  * Redlock with nodes that refuse connections (nothing listens on their port), next to real
  * {@code redis-server} processes: with a minority down, acquire, renewal, extend and release
  * work on the nodes that are up; with a majority down nothing is granted and no key is left on
- * the nodes that are up; with every node down the caller gets the store's failure at once,
- * never a grant and never a wait that looks like contention.
+ * the nodes that are up, and the caller gets the failures at once; with every node down the
+ * caller gets the store's failure at once, never a grant and never a wait that looks like
+ * contention.
  */
 @Timeout(60)
 class RedlockUnreachableNodesIntegrationTests {
@@ -80,6 +81,24 @@ class RedlockUnreachableNodesIntegrationTests {
 			.isLessThan(2_000);
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> registry.obtain(key).tryLock(Duration.ofSeconds(1)));
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aMajorityOfNodesDownFailsAtOnceNamingTheirFailures() {
+		RedlockRegistry registry = registry(List.of(down(), up(0), down()), Duration.ofSeconds(2), LockListener.NONE);
+		String key = randomKey();
+		// A wait far longer than the test's timeout would allow if the failure were waited out.
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.acquire(key, Duration.ofSeconds(90)))
+			.withMessageStartingWith("Could not acquire lock for key '" + key + "': the lock store failed")
+			.havingCause()
+			.isInstanceOf(RedlockStore.RedlockUnavailableException.class)
+			.withMessageStartingWith("2 of 3 Redlock nodes failed for key '" + key + "', too many for a quorum of 2:")
+			.withMessageContaining(" node 1: ")
+			.withMessageContaining(" node 3: ");
+		await().atMost(Duration.ofSeconds(2))
+			.untilAsserted(() -> assertThat(servers.get(0).template().hasKey(lockKey(key))).isFalse());
 		assertThat(registry.localKeyCount()).isZero();
 	}
 
