@@ -94,9 +94,9 @@ public class DistlockProperties implements InitializingBean {
 	private boolean failFast;
 
 	/**
-	 * What to do at startup when the Redis that holds the locks may evict keys under memory
-	 * pressure (a maxmemory with a policy other than noeviction): warn, strict (refuse to start,
-	 * also when the policy cannot be read) or off.
+	 * What to do at startup when the Redis that holds the locks (with Redlock: any of its nodes)
+	 * may evict keys under memory pressure (a maxmemory with a policy other than noeviction):
+	 * warn, strict (refuse to start, also when the policy cannot be read) or off.
 	 */
 	private EvictionCheck evictionCheck = EvictionCheck.WARN;
 

@@ -1,5 +1,8 @@
 package io.distlock.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -87,7 +90,20 @@ class LockRegistryConfiguration {
 	@ConditionalOnBean(RedisLockRegistry.class)
 	LockStoreEvictionCheck distlockEvictionCheck(RedisConnectionFactory connectionFactory,
 			DistlockProperties properties) {
-		return new LockStoreEvictionCheck(connectionFactory, properties.getEvictionCheck());
+		return new LockStoreEvictionCheck(Map.of("the Redis that holds the locks", connectionFactory),
+				properties.getEvictionCheck());
+	}
+
+	@Bean
+	@ConditionalOnBean(RedlockRegistry.class)
+	LockStoreEvictionCheck distlockRedlockEvictionCheck(RedlockRegistry registry, DistlockProperties properties) {
+		Map<String, RedisConnectionFactory> nodes = new LinkedHashMap<>();
+		for (RedisConnectionFactory node : registry.getNodeConnectionFactories()) {
+			// Named by address, never by URI: a URI may hold a password.
+			String address = LettuceDriver.isLettuce(node) ? LettuceDriver.address(node) : "#" + (nodes.size() + 1);
+			nodes.put("the Redlock node " + address, node);
+		}
+		return new LockStoreEvictionCheck(nodes, properties.getEvictionCheck());
 	}
 
 	@Bean
@@ -119,6 +135,11 @@ class LockRegistryConfiguration {
 
 		static boolean isLettuce(RedisConnectionFactory connectionFactory) {
 			return present && connectionFactory instanceof LettuceConnectionFactory;
+		}
+
+		static String address(RedisConnectionFactory lettuce) {
+			LettuceConnectionFactory factory = (LettuceConnectionFactory) lettuce;
+			return factory.getHostName() + ":" + factory.getPort();
 		}
 
 	}

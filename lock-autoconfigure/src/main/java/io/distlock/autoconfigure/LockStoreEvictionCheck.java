@@ -1,5 +1,7 @@
 package io.distlock.autoconfigure;
 
+import java.util.Map;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -9,9 +11,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import io.distlock.redis.EvictionPolicy;
 
 /**
- * Checks at startup that the Redis holding the locks does not evict keys under memory pressure:
- * an evicted lock key lets a second holder in while the first still runs. Warns, or refuses to
- * start with {@code distlock.eviction-check=strict}.
+ * Checks at startup that no Redis holding the locks evicts keys under memory pressure: an
+ * evicted lock key lets a second holder in while the first still runs. Checks the application's
+ * Redis, or every Redlock node. Warns, or refuses to start with
+ * {@code distlock.eviction-check=strict}.
  */
 final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 
@@ -19,12 +22,18 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 
 	private static final String PROPERTY = "distlock.eviction-check";
 
-	private final RedisConnectionFactory connectionFactory;
+	private final Map<String, RedisConnectionFactory> stores;
 
 	private final DistlockProperties.EvictionCheck mode;
 
-	LockStoreEvictionCheck(RedisConnectionFactory connectionFactory, DistlockProperties.EvictionCheck mode) {
-		this.connectionFactory = connectionFactory;
+	/**
+	 * Check the Redis stores that hold the locks.
+	 * @param stores each store's connection factory, by the name that says which one it is in a
+	 * message, such as {@code the Redis that holds the locks}
+	 * @param mode what to do when a store may evict keys
+	 */
+	LockStoreEvictionCheck(Map<String, RedisConnectionFactory> stores, DistlockProperties.EvictionCheck mode) {
+		this.stores = stores;
 		this.mode = mode;
 	}
 
@@ -33,13 +42,17 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 		if (this.mode == DistlockProperties.EvictionCheck.OFF) {
 			return;
 		}
+		this.stores.forEach(this::check);
+	}
+
+	private void check(String store, RedisConnectionFactory connectionFactory) {
 		EvictionPolicy policy;
 		try {
-			policy = EvictionPolicy.read(this.connectionFactory);
+			policy = EvictionPolicy.read(connectionFactory);
 		}
 		catch (RuntimeException ex) {
-			String reason = "could not read the eviction policy of the Redis that holds the locks (CONFIG GET "
-					+ "maxmemory*): " + ex.getMessage();
+			String reason = "could not read the eviction policy of " + store + " (CONFIG GET maxmemory*): "
+					+ ex.getMessage();
 			if (this.mode == DistlockProperties.EvictionCheck.STRICT) {
 				throw new InvalidLockPropertyException(PROPERTY, "strict",
 						"requires reading the eviction policy, but " + reason
@@ -51,10 +64,10 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 		if (!policy.mayEvictLocks()) {
 			return;
 		}
-		String reason = "the Redis that holds the locks evicts keys at maxmemory " + policy.maxMemoryBytes()
-				+ " bytes (maxmemory-policy " + policy.policy() + "): a held lock's key can be evicted, and another "
-				+ "instance then acquires the lock while its holder still runs. Use maxmemory-policy "
-				+ EvictionPolicy.NO_EVICTION + " (or no maxmemory) for that Redis";
+		String reason = store + " evicts keys at maxmemory " + policy.maxMemoryBytes() + " bytes (maxmemory-policy "
+				+ policy.policy() + "): a held lock's key can be evicted, and another instance then acquires the "
+				+ "lock while its holder still runs. Use maxmemory-policy " + EvictionPolicy.NO_EVICTION
+				+ " (or no maxmemory) for that Redis";
 		if (this.mode == DistlockProperties.EvictionCheck.STRICT) {
 			throw new InvalidLockPropertyException(PROPERTY, "strict", "refuses to start: " + reason);
 		}

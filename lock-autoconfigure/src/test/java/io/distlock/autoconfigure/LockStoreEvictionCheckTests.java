@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -66,6 +67,39 @@ class LockStoreEvictionCheckTests {
 			assertThat(context).hasNotFailed();
 			assertThat(output).doesNotContain("evicts keys");
 		});
+	}
+
+	@Test
+	void anEvictingRedlockNodeIsReportedByItsAddress(CapturedOutput output) {
+		try (RedisServer third = RedisServer.start()) {
+			redlock(third).run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Distributed locks: the Redlock node 127.0.0.1:" + evicting.port()
+						+ " evicts keys at maxmemory 2097152 bytes (maxmemory-policy volatile-lru)")
+					.doesNotContain("127.0.0.1:" + safe.port() + " evicts")
+					.doesNotContain("127.0.0.1:" + third.port() + " evicts");
+			});
+		}
+	}
+
+	@Test
+	void strictRefusesAnEvictingRedlockNode() {
+		try (RedisServer third = RedisServer.start()) {
+			redlock(third).withPropertyValues("distlock.eviction-check=strict").run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
+					.startsWith("Property 'distlock.eviction-check' with value 'strict' refuses to start: the Redlock "
+							+ "node 127.0.0.1:" + evicting.port() + " evicts keys");
+			});
+		}
+	}
+
+	private static ApplicationContextRunner redlock(RedisServer third) {
+		return DistlockRunners.withRedis(safe)
+			.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + safe.port(),
+					"distlock.redlock.nodes[1]=redis://127.0.0.1:" + evicting.port(),
+					"distlock.redlock.nodes[2]=redis://127.0.0.1:" + third.port(),
+					"distlock.redlock.per-node-timeout=200ms");
 	}
 
 	@Test

@@ -54,6 +54,8 @@ public class RedlockRegistry extends AbstractLockRegistry {
 
 	private final int nodes;
 
+	private final List<RedisConnectionFactory> nodeConnectionFactories;
+
 	private final List<LettuceConnectionFactory> ownedFactories;
 
 	private final RedlockStore store;
@@ -66,6 +68,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		super(store, builder.settings());
 		this.store = store;
 		this.nodes = builder.nodes.size();
+		this.nodeConnectionFactories = List.copyOf(builder.nodes);
 		this.ownedFactories = List.copyOf(builder.ownedFactories);
 	}
 
@@ -107,6 +110,15 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	 */
 	public int getNodeCount() {
 		return this.nodes;
+	}
+
+	/**
+	 * Return the nodes' connection factories, in the order given: for checks of the nodes'
+	 * settings, such as the starter's eviction check. The registry uses them; do not stop them.
+	 * @return the connection factories
+	 */
+	public List<RedisConnectionFactory> getNodeConnectionFactories() {
+		return this.nodeConnectionFactories;
 	}
 
 	/**
