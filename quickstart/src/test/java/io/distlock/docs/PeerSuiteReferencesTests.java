@@ -1,0 +1,104 @@
+package io.distlock.docs;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Keeps the peer-suite pages ({@code docs/peer-suites/*.md}) true: every distlock test they name
+ * in a table's last column, {@code Class#method} or {@code #method} after a class in the same
+ * cell (outside parentheses, where a remark may quote SpEL), is a test method of that class or of
+ * a class it extends.
+ */
+class PeerSuiteReferencesTests {
+
+	private static final Path PAGES = Documentation.DOCS.resolve("peer-suites");
+
+	/** {@code `Class#method`}, or {@code `#method`} for the class named last in the cell. */
+	private static final Pattern REFERENCE = Pattern.compile("`([A-Z]\\w*)?#(\\w+)`");
+
+	/** The pages' short name for the contract every registry runs. */
+	private static final Map<String, String> ALIASES = Map.of("Contract", "AbstractLockRegistryContractTests");
+
+	private static final Pattern EXTENDS = Pattern.compile("class \\w+(?:<[^>]*>)? extends (\\w+)");
+
+	private final Map<String, Optional<Path>> sources = new HashMap<>();
+
+	@Test
+	void everyNamedTestMethodExists() throws IOException {
+		List<Path> pages;
+		try (Stream<Path> files = Files.list(PAGES)) {
+			pages = files.filter((file) -> file.toString().endsWith(".md")).sorted().toList();
+		}
+		assertThat(pages).isNotEmpty();
+		List<String> missing = new ArrayList<>();
+		int checked = 0;
+		for (Path page : pages) {
+			for (String line : Documentation.read(page).lines().filter((line) -> line.startsWith("|")).toList()) {
+				String[] cells = line.split("\\|");
+				String cell = cells[cells.length - 1].isBlank() ? cells[cells.length - 2] : cells[cells.length - 1];
+				// A remark in parentheses may quote SpEL such as `#p0`: not a test.
+				cell = cell.replaceAll("\\([^)]*\\)", "");
+				String current = null;
+				Matcher reference = REFERENCE.matcher(cell);
+				while (reference.find()) {
+					if (reference.group(1) != null) {
+						current = ALIASES.getOrDefault(reference.group(1), reference.group(1));
+					}
+					if (current == null || !current.endsWith("Tests")) {
+						continue;
+					}
+					checked++;
+					if (!declares(current, reference.group(2))) {
+						missing.add(Documentation.name(page) + ": " + current + "#" + reference.group(2));
+					}
+				}
+			}
+		}
+		assertThat(checked).as("test methods named").isGreaterThan(100);
+		assertThat(missing).as("test methods named in docs/peer-suites that do not exist").isEmpty();
+	}
+
+	private boolean declares(String className, String method) {
+		for (String current = className; current != null;) {
+			Optional<Path> source = source(current);
+			if (source.isEmpty()) {
+				return false;
+			}
+			String code = Documentation.read(source.get());
+			if (Pattern.compile("\\bvoid " + method + "\\(").matcher(code).find()) {
+				return true;
+			}
+			Matcher superclass = EXTENDS.matcher(code);
+			current = superclass.find() ? superclass.group(1) : null;
+		}
+		return false;
+	}
+
+	private Optional<Path> source(String className) {
+		return this.sources.computeIfAbsent(className, (name) -> {
+			try (Stream<Path> files = Files.walk(Documentation.ROOT)) {
+				return files.filter((file) -> file.getFileName().toString().equals(name + ".java"))
+					.filter((file) -> !file.toString().contains("/target/"))
+					.findFirst();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		});
+	}
+
+}
