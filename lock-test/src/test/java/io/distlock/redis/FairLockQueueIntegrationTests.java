@@ -52,10 +52,19 @@ class FairLockQueueIntegrationTests {
 		List<Integer> order = new CopyOnWriteArrayList<>();
 		List<Long> grantedAt = new CopyOnWriteArrayList<>();
 		List<Future<Boolean>> outcomes = new ArrayList<>();
+		List<DistLock> locks = new ArrayList<>();
+		for (int i = 0; i < waiters; i++) {
+			// Each waiter is its own process, so the order comes from the queue in Redis.
+			RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
+			// Warm up (connection, scripts, subscription), so that no first call is late to the queue.
+			DistLock warmUp = registry.obtainFair(key + ":warm-up");
+			warmUp.lock();
+			warmUp.unlock();
+			locks.add(registry.obtainFair(key));
+		}
 		for (int i = 0; i < waiters; i++) {
 			int arrival = i;
-			// Each waiter is its own process, so the order comes from the queue in Redis.
-			DistLock lock = register(RedisLockRegistry.builder(factory())).obtainFair(key);
+			DistLock lock = locks.get(i);
 			outcomes.add(this.executor.submit(() -> {
 				if (!lock.tryLock(Duration.ofSeconds(30), Duration.ofMillis(leaseMillis))) {
 					return false;
