@@ -118,6 +118,40 @@ class ReadWriteLockIntegrationTests {
 	}
 
 	@Test
+	void readersOfTheSameProcessAreLetInWhenItsWritersFixedLeaseRunsOut() throws Exception {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
+		String key = randomKey();
+		DistLock writer = registry.obtainReadWrite(key).writeLock();
+		long start = System.nanoTime();
+		// Never released: the writer's fixed lease runs out after a second.
+		assertThat(writer.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
+		int readers = 2;
+		CountDownLatch allInside = new CountDownLatch(readers);
+		List<Future<Long>> grantedAt = new ArrayList<>();
+		for (int i = 0; i < readers; i++) {
+			DistLock reader = registry.obtainReadWrite(key).readLock();
+			grantedAt.add(this.executor.submit(() -> {
+				assertThat(reader.tryLock(Duration.ofSeconds(20))).isTrue();
+				long at = System.nanoTime();
+				try {
+					allInside.countDown();
+					assertThat(allInside.await(10, TimeUnit.SECONDS)).isTrue();
+				}
+				finally {
+					reader.unlock();
+				}
+				return at;
+			}));
+		}
+		for (Future<Long> granted : grantedAt) {
+			long waitedMillis = TimeUnit.NANOSECONDS.toMillis(granted.get(20, TimeUnit.SECONDS) - start);
+			assertThat(waitedMillis).as("a reader let in once the writer's lease ran out").isBetween(900L, 5_000L);
+		}
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(writer::unlock);
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
 	void aReadOrWriteHoldOfAnotherThreadCannotBeUnlockedAndStays() throws Exception {
 		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
 		RedisLockRegistry other = register(RedisLockRegistry.builder(factory()));
