@@ -170,6 +170,43 @@ class AbandonedAcquisitionsIntegrationTests {
 		assertThat(completedInAll).as("acquisitions granted before the cancel").isPositive();
 	}
 
+	@Test
+	void cancellingLockedTasksAtRandomMomentsLeavesNoKeyAndNothingRenewed() throws Exception {
+		RedisLockRegistry registry = register();
+		RedisLockRegistry competitor = register();
+		String key = randomKey();
+		AtomicBoolean stop = new AtomicBoolean();
+		Future<?> competing = this.executor.submit(() -> {
+			while (!stop.get()) {
+				try (LockLease lease = competitor.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(5)))) {
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(3));
+			}
+			return null;
+		});
+		AtomicInteger tasksStarted = new AtomicInteger();
+		int cancelled = 0;
+		for (int i = 0; i < 300; i++) {
+			CompletableFuture<Integer> run = registry
+				.executeLockedAsync(LockRequest.of(key).waitTime(Duration.ofSeconds(5)), (lease) -> {
+					tasksStarted.incrementAndGet();
+					return CompletableFuture.supplyAsync(() -> 1, CompletableFuture.delayedExecutor(
+							ThreadLocalRandom.current().nextLong(0, 2_000), TimeUnit.MICROSECONDS));
+				})
+				.toCompletableFuture();
+			LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(0, 4_000_000));
+			if (run.cancel(false)) {
+				cancelled++;
+			}
+		}
+		stop.set(true);
+		competing.get(10, TimeUnit.SECONDS);
+		assertThat(tasksStarted.get()).as("tasks whose lock was granted").isPositive();
+		assertThat(cancelled).as("runs cancelled on their way").isPositive();
+		assertNothingLeftAndNothingRenewed(registry, key);
+	}
+
 	private void assertNothingLeftAndNothingRenewed(RedisLockRegistry registry, String key) throws Exception {
 		// A grant that arrived after its caller gave up is released without waiting for anybody.
 		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
