@@ -13,9 +13,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
+import io.distlock.core.LockContext;
+import io.distlock.core.LockLostException;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * A registry closed while its threads hold locks of every kind (a client shut down without
@@ -66,6 +69,11 @@ class ClosedRegistryIntegrationTests {
 				.isLessThan(3_000L);
 			successor.unlock();
 		}
+		// Each holder's unlock tells it the loss once more and clears its thread.
+		for (DistLock lock : held) {
+			assertThatExceptionOfType(LockLostException.class).as(lock.toString()).isThrownBy(lock::unlock);
+		}
+		assertThat(LockContext.find()).isEmpty();
 	}
 
 	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
+import io.distlock.core.LockContext;
 import io.distlock.core.LockLostException;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -70,6 +71,9 @@ class ReadWriteLockIntegrationTests {
 		// Not while the first reader's lease ran (its key expired a second after it was granted),
 		// and not as late as the ten-second lease that was released already would have run.
 		assertThat(waitedMillis).isBetween(900L, 5_000L);
+		// The reader whose lease ran out is told so by its unlock, which also clears the thread.
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(shortReader::unlock);
+		assertThat(LockContext.find()).isEmpty();
 	}
 
 	@Test
