@@ -147,11 +147,26 @@ final class ReactiveHold<T> {
 		return Mono.fromFuture(() -> observationPresent
 				? ObservationScope.callWithin(this.context, () -> acquireAsync(remainingRequest))
 				: acquireAsync(remainingRequest), false)
+			// A grant that completes the future as the subscriber cancels is discarded by
+			// fromFuture instead of reaching usingWhen, which would release it: release it here,
+			// or nobody would, and the watchdog would renew it for good.
+			.doOnDiscard(LockLease.class, ReactiveHold::releaseDiscarded)
 			.onErrorMap((ex) -> ex instanceof LockAcquisitionException acquisition && acquisition.getCause() == null,
 					// Say what was asked for: the whole wait, not what was left for a later key.
 					(ex) -> new LockAcquisitionException(request.key(), "Could not acquire lock '" + request.name()
 							+ "' for key '" + request.key() + "' within " + request.waitTime().toMillis() + "ms",
 							null));
+	}
+
+	private static void releaseDiscarded(LockLease lease) {
+		lease.releaseAsync().whenComplete((released, failure) -> {
+			// Nobody is subscribed to hear it: a loss was already told through onLost and the
+			// listeners, and a store failure leaves the key to expire with its lease.
+			if (failure != null && logger.isDebugEnabled()) {
+				logger.debug("Could not release lock for key '" + lease.key() + "' granted to a cancelled hold",
+						failure);
+			}
+		});
 	}
 
 	private CompletableFuture<LockLease> acquireAsync(LockRequest request) {

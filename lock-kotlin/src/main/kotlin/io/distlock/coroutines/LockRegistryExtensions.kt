@@ -66,8 +66,20 @@ public suspend fun <T> LockRegistry.withLock(request: LockRequest, block: suspen
 		return block(reentered)
 	}
 	// Cancelling the wait cancels the future: the place in line is given up, and a grant that
-	// races the cancellation is released by the registry.
-	val lease = acquireAsync(request).await()
+	// loses the race to the cancellation is released by the registry.
+	val acquisition = acquireAsync(request).toCompletableFuture()
+	val lease = try {
+		acquisition.await()
+	}
+	catch (ex: CancellationException) {
+		// A grant that won the race completed the future, but await drops a value it can no
+		// longer deliver to a cancelled coroutine: release it, or nobody would, and the watchdog
+		// would renew it for good.
+		if (acquisition.isDone && !acquisition.isCancelled && !acquisition.isCompletedExceptionally) {
+			release(acquisition.join(), ex)
+		}
+		throw ex
+	}
 	val lost = AtomicReference<LockLostException?>()
 	val result = try {
 		coroutineScope {

@@ -1,0 +1,240 @@
+package io.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockRequest;
+import io.distlock.test.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Acquisitions given up at any moment, by an interrupt or a cancellation, never leave a key
+ * behind that the watchdog keeps renewing: once every caller has stopped, the key is gone, the
+ * registry holds nothing and no script reaches Redis any more. The moments are not chosen: a
+ * storm of interrupts and cancellations lands wherever the calls happen to be, before the
+ * request, while the reply is on its way, between attempts and during the release.
+ */
+@Timeout(60)
+class AbandonedAcquisitionsIntegrationTests {
+
+	private static final Duration LEASE_TIME = Duration.ofSeconds(1);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final List<RedisLockRegistry> registries = new ArrayList<>();
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void close() {
+		this.executor.shutdownNow();
+		this.registries.forEach(RedisLockRegistry::close);
+	}
+
+	@Test
+	void anInterruptStormOnAcquisitionsAndReleasesLeavesNoKeyAndNothingRenewed() throws Exception {
+		RedisLockRegistry registry = register();
+		String key = randomKey();
+		AtomicBoolean stop = new AtomicBoolean();
+		AtomicInteger granted = new AtomicInteger();
+		AtomicInteger interrupted = new AtomicInteger();
+		List<Throwable> failures = new CopyOnWriteArrayList<>();
+		List<Thread> workers = new ArrayList<>();
+		for (int w = 0; w < 4; w++) {
+			int kind = w % 3;
+			Thread worker = new Thread(() -> {
+				while (!stop.get()) {
+					// Clear the flag so that the next interrupt lands somewhere in the calls below.
+					Thread.interrupted();
+					DistLock lock = registry.obtain(key);
+					boolean locked;
+					try {
+						locked = switch (kind) {
+							case 0 -> {
+								lock.lockInterruptibly();
+								yield true;
+							}
+							case 1 -> lock.tryLock(Duration.ofMillis(50));
+							default -> lock.tryLock();
+						};
+					}
+					catch (InterruptedException ex) {
+						interrupted.incrementAndGet();
+						continue;
+					}
+					catch (RuntimeException ex) {
+						failures.add(ex);
+						continue;
+					}
+					if (locked) {
+						granted.incrementAndGet();
+						try {
+							// Released whatever the interrupt flag says.
+							lock.unlock();
+						}
+						catch (RuntimeException ex) {
+							failures.add(ex);
+						}
+					}
+				}
+			}, "interrupted-worker-" + w);
+			workers.add(worker);
+			worker.start();
+		}
+		long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+		while (System.nanoTime() < until) {
+			for (Thread worker : workers) {
+				worker.interrupt();
+				LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(0, 200_000));
+			}
+		}
+		stop.set(true);
+		for (Thread worker : workers) {
+			worker.interrupt();
+			worker.join(10_000);
+			assertThat(worker.isAlive()).isFalse();
+		}
+		assertThat(failures).isEmpty();
+		assertThat(granted.get()).as("grants during the storm").isPositive();
+		assertThat(interrupted.get()).as("acquisitions cut short by an interrupt").isPositive();
+		assertNothingLeftAndNothingRenewed(registry, key);
+	}
+
+	@Test
+	void cancellingAsynchronousAcquisitionsAtRandomMomentsLeavesNoKeyAndNothingRenewed() throws Exception {
+		RedisLockRegistry registry = register();
+		RedisLockRegistry competitor = register();
+		int completedInAll = 0;
+		for (boolean fair : new boolean[] { false, true }) {
+			String key = randomKey();
+			// Another process takes the lock now and then, so that some acquisitions wait.
+			AtomicBoolean stop = new AtomicBoolean();
+			Future<?> competing = this.executor.submit(() -> {
+				while (!stop.get()) {
+					try (LockLease lease = competitor.acquire(LockRequest.of(key).fair(fair)
+						.waitTime(Duration.ofSeconds(5)))) {
+						LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+					}
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(3));
+				}
+				return null;
+			});
+			int cancelled = 0;
+			int completed = 0;
+			for (int i = 0; i < 300; i++) {
+				CompletableFuture<LockLease> acquisition = registry
+					.acquireAsync(LockRequest.of(key).fair(fair).waitTime(Duration.ofSeconds(5)))
+					.toCompletableFuture();
+				LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(0, 4_000_000));
+				if (acquisition.cancel(false)) {
+					cancelled++;
+				}
+				else {
+					completed++;
+					acquisition.join().release();
+				}
+			}
+			stop.set(true);
+			competing.get(10, TimeUnit.SECONDS);
+			System.out.println("fair=" + fair + ": " + cancelled + " cancelled, " + completed + " granted first");
+			assertThat(cancelled).as("fair=" + fair + ": acquisitions cancelled on their way").isPositive();
+			completedInAll += completed;
+			assertThat(competitor.localKeyCount()).isZero();
+			assertNothingLeftAndNothingRenewed(registry, key);
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(redis.server().template().hasKey(lockKey(key) + ":queue"))
+					.as("fair=" + fair + ": no place left in the queue").isFalse());
+		}
+		assertThat(completedInAll).as("acquisitions granted before the cancel").isPositive();
+	}
+
+	@Test
+	void cancellingLockedTasksAtRandomMomentsLeavesNoKeyAndNothingRenewed() throws Exception {
+		RedisLockRegistry registry = register();
+		RedisLockRegistry competitor = register();
+		String key = randomKey();
+		AtomicBoolean stop = new AtomicBoolean();
+		Future<?> competing = this.executor.submit(() -> {
+			while (!stop.get()) {
+				try (LockLease lease = competitor.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(5)))) {
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(3));
+			}
+			return null;
+		});
+		AtomicInteger tasksStarted = new AtomicInteger();
+		int cancelled = 0;
+		for (int i = 0; i < 300; i++) {
+			CompletableFuture<Integer> run = registry
+				.executeLockedAsync(LockRequest.of(key).waitTime(Duration.ofSeconds(5)), (lease) -> {
+					tasksStarted.incrementAndGet();
+					return CompletableFuture.supplyAsync(() -> 1, CompletableFuture.delayedExecutor(
+							ThreadLocalRandom.current().nextLong(0, 2_000), TimeUnit.MICROSECONDS));
+				})
+				.toCompletableFuture();
+			LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(0, 4_000_000));
+			if (run.cancel(false)) {
+				cancelled++;
+			}
+		}
+		stop.set(true);
+		competing.get(10, TimeUnit.SECONDS);
+		assertThat(tasksStarted.get()).as("tasks whose lock was granted").isPositive();
+		assertThat(cancelled).as("runs cancelled on their way").isPositive();
+		assertNothingLeftAndNothingRenewed(registry, key);
+	}
+
+	private void assertNothingLeftAndNothingRenewed(RedisLockRegistry registry, String key) throws Exception {
+		// A grant that arrived after its caller gave up is released without waiting for anybody.
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			assertThat(registry.localKeyCount()).isZero();
+			assertThat(registry.heldLocks()).isEmpty();
+			assertThat(redis.server().template().hasKey(lockKey(key))).isFalse();
+		});
+		long scripts = redis.server().scriptCalls();
+		// More than a lease: a watched grant would have been renewed several times by now.
+		Thread.sleep(LEASE_TIME.toMillis() * 3 / 2);
+		assertThat(redis.server().scriptCalls()).as("scripts sent once everyone stopped").isEqualTo(scripts);
+		assertThat(redis.server().template().hasKey(lockKey(key))).isFalse();
+	}
+
+	private RedisLockRegistry register() {
+		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
+			.leaseTime(LEASE_TIME)
+			.build();
+		this.registries.add(registry);
+		return registry;
+	}
+
+	private static String lockKey(String key) {
+		return "distlock:{" + key + "}";
+	}
+
+	private static String randomKey() {
+		return "abandoned:" + UUID.randomUUID();
+	}
+
+}

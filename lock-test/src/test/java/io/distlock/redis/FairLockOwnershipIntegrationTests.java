@@ -1,0 +1,118 @@
+package io.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.distlock.core.DistLock;
+import io.distlock.core.LockLostException;
+import io.distlock.test.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A fair lock belongs to its thread as an exclusive lock does: it is re-entered without a round
+ * trip, only its thread unlocks it, a waiter of another thread gives up at its wait time, and a
+ * waiter of the same process gets it once the holder's fixed lease runs out.
+ */
+@Timeout(60)
+class FairLockOwnershipIntegrationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final List<RedisLockRegistry> registries = new ArrayList<>();
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void close() {
+		this.executor.shutdownNow();
+		this.registries.forEach(RedisLockRegistry::close);
+	}
+
+	@Test
+	void aFairLockIsReentrantAndOnlyItsThreadUnlocksIt() throws Exception {
+		RedisLockRegistry registry = register();
+		String key = randomKey();
+		DistLock lock = registry.obtainFair(key);
+		lock.lock();
+		long token = lock.lease().fencingToken();
+		long scripts = redis.server().scriptCalls();
+		assertThat(lock.tryLock()).isTrue();
+		registry.obtainFair(key).lock();
+		assertThat(redis.server().scriptCalls()).as("re-entry stays local").isEqualTo(scripts);
+		assertThat(lock.lease().fencingToken()).isEqualTo(token);
+		Future<?> wrongThread = this.executor.submit(() -> registry.obtainFair(key).unlock());
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> wrongThread.get(5, TimeUnit.SECONDS))
+			.withCauseInstanceOf(IllegalMonitorStateException.class);
+		assertThat(this.executor.submit(() -> registry.obtainFair(key).tryLock()).get(5, TimeUnit.SECONDS))
+			.as("another thread of the same process").isFalse();
+		lock.unlock();
+		lock.unlock();
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		lock.unlock();
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+		assertThat(redis.server().template().hasKey("distlock:{" + key + "}")).isFalse();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aFairWaiterGivesUpAtItsWaitTimeWithAWideMargin() throws Exception {
+		RedisLockRegistry holder = register();
+		RedisLockRegistry waiter = register();
+		String key = randomKey();
+		DistLock held = holder.obtainFair(key);
+		held.lock();
+		long start = System.nanoTime();
+		assertThat(waiter.obtainFair(key).tryLock(Duration.ofSeconds(1))).isFalse();
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(1_000L, 1_500L);
+		held.unlock();
+		assertThat(waiter.localKeyCount()).isZero();
+	}
+
+	@Test
+	void aWaiterOfTheSameProcessGetsTheFairLockWhenTheHoldersFixedLeaseRunsOut() throws Exception {
+		RedisLockRegistry registry = register();
+		String key = randomKey();
+		DistLock holder = registry.obtainFair(key);
+		long start = System.nanoTime();
+		// Never released: the fixed lease runs out after a second.
+		assertThat(holder.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
+		Future<Long> grantedAt = this.executor.submit(() -> {
+			DistLock lock = registry.obtainFair(key);
+			assertThat(lock.tryLock(Duration.ofSeconds(20))).isTrue();
+			long at = System.nanoTime();
+			lock.unlock();
+			return at;
+		});
+		long waitedMillis = TimeUnit.NANOSECONDS.toMillis(grantedAt.get(20, TimeUnit.SECONDS) - start);
+		assertThat(waitedMillis).isBetween(900L, 5_000L);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(holder::unlock);
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	private RedisLockRegistry register() {
+		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
+		this.registries.add(registry);
+		return registry;
+	}
+
+	private static String randomKey() {
+		return "fair-owner:" + UUID.randomUUID();
+	}
+
+}
