@@ -358,8 +358,13 @@ final class PendingHold {
 						waitHint(remainingNanos));
 	}
 
+	/**
+	 * Return how long the store should keep this waiter's place: its fair queue place, a waiting
+	 * writer's mark, and the "someone waits" flag that makes a release publish or a checkpoint
+	 * hand over. Sent with polling too: those places matter whether or not waiters are woken.
+	 */
 	private Duration waitHint(long remainingNanos) {
-		if (remainingNanos <= 0 || !this.parts.notifications().enabled()) {
+		if (remainingNanos <= 0) {
 			return Duration.ZERO;
 		}
 		// Every attempt refreshes the hint, and the next attempt comes within one retry interval.

@@ -187,6 +187,15 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	}
 
 	/**
+	 * Return whether a release that someone waits for is published: the wait strategy is
+	 * {@link WaitStrategy#PUB_SUB}.
+	 * @return whether releases are published
+	 */
+	protected boolean publishesReleases() {
+		return this.waitStrategy == WaitStrategy.PUB_SUB;
+	}
+
+	/**
 	 * Return the fence retention time, checked.
 	 * @return the retention
 	 * @throws LockConfigurationException if it is not positive

@@ -60,7 +60,7 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 
 	private RedisLockRegistry(Builder builder, RedisLockKeys keys) {
 		super(new RedisLockStore(builder.connectionFactory, keys, builder.fenceRetentionTime(), builder.replicas,
-				builder.replicaTimeout), builder.settings());
+				builder.replicaTimeout, builder.publishesReleases()), builder.settings());
 		this.keyPrefix = keys.prefix();
 		this.lossEvents = builder.keyspaceEvents ? new KeyspaceLossEvents(builder.connectionFactory, keys) : null;
 		if (this.lossEvents != null) {

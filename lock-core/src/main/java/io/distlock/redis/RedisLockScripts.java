@@ -52,7 +52,9 @@ final class RedisLockScripts {
 	/**
 	 * Delete a lock only if the owner still holds it, and publish the release only when some
 	 * process waits for it: 0 if it was no longer the owner's, 1 if released, 2 if released and
-	 * awaited. In one place for every script that releases an exclusive, fair or write lock.
+	 * awaited. An empty channel publishes nothing (waiters poll, and the server may refuse
+	 * {@code PUBLISH}). In one place for every script that releases an exclusive, fair or write
+	 * lock.
 	 */
 	private static final String RELEASE_OWNED = """
 			local function release_owned(lockKey, waitingKey, owner, channel, userKey)
@@ -61,7 +63,9 @@ final class RedisLockScripts {
 			  end
 			  redis.call('del', lockKey)
 			  if redis.call('exists', waitingKey) == 1 then
-			    redis.call('publish', channel, userKey)
+			    if channel ~= '' then
+			      redis.call('publish', channel, userKey)
+			    end
 			    return 2
 			  end
 			  return 1
@@ -299,7 +303,8 @@ final class RedisLockScripts {
 			""", ReturnType.INTEGER);
 
 	/**
-	 * Release a read lock if the caller's lease in the readers set has not expired.
+	 * Release a read lock if the caller's lease in the readers set has not expired, and publish
+	 * the release when some process waits for it (never with an empty channel).
 	 * <p>
 	 * KEYS: readers, waiting. ARGV: owner, channel, user key. Returns 1 if released.
 	 */
@@ -314,7 +319,7 @@ final class RedisLockScripts {
 			if expiry < nowMs then
 			  return 0
 			end
-			if redis.call('exists', KEYS[2]) == 1 then
+			if ARGV[2] ~= '' and redis.call('exists', KEYS[2]) == 1 then
 			  redis.call('publish', ARGV[2], ARGV[3])
 			end
 			return 1

@@ -55,8 +55,12 @@ public final class RedisLockStore implements LockStore {
 
 	private volatile Boolean cluster;
 
+	/** The channel a release that someone waits for is published on; empty to publish nothing. */
+	private final byte[] releaseChannel;
+
 	/**
-	 * Create a store on one Redis node, for {@code RedlockRegistry}.
+	 * Create a store on one Redis node that publishes a release someone waits for (pub/sub
+	 * waiting).
 	 * @param connectionFactory the node's connection factory
 	 * @param keyPrefix the prefix of every key
 	 * @param fenceRetentionTime how long the last fencing token of a key is kept
@@ -64,14 +68,31 @@ public final class RedisLockStore implements LockStore {
 	 */
 	public static RedisLockStore forNode(RedisConnectionFactory connectionFactory, String keyPrefix,
 			Duration fenceRetentionTime) {
+		return forNode(connectionFactory, keyPrefix, fenceRetentionTime, true);
+	}
+
+	/**
+	 * Create a store on one Redis node, for {@code RedlockRegistry}.
+	 * @param connectionFactory the node's connection factory
+	 * @param keyPrefix the prefix of every key
+	 * @param fenceRetentionTime how long the last fencing token of a key is kept
+	 * @param publishReleases whether a release that someone waits for is published (pub/sub
+	 * waiting); without it, waiters poll
+	 * @return the store
+	 */
+	public static RedisLockStore forNode(RedisConnectionFactory connectionFactory, String keyPrefix,
+			Duration fenceRetentionTime, boolean publishReleases) {
 		return new RedisLockStore(connectionFactory, new RedisLockKeys(keyPrefix), fenceRetentionTime, 0,
-				Duration.ofMillis(1));
+				Duration.ofMillis(1), publishReleases);
 	}
 
 	RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockKeys keys, Duration fenceRetentionTime,
-			int replicas, Duration replicaTimeout) {
+			int replicas, Duration replicaTimeout, boolean publishReleases) {
 		this.connectionFactory = connectionFactory;
 		this.keys = keys;
+		// Without pub/sub waiters poll, and the server may refuse PUBLISH: an empty channel
+		// makes the release scripts publish nothing, while waiters still mark that they wait.
+		this.releaseChannel = publishReleases ? keys.channel() : new byte[0];
 		this.fenceRetentionMillis = leaseMillis(fenceRetentionTime);
 		this.connections = new StoreConnections(connectionFactory);
 		this.subscription = new ReleaseSubscription(connectionFactory, keys.channel());
@@ -165,7 +186,7 @@ public final class RedisLockStore implements LockStore {
 			// One release script for every exclusive lock, handed over or not.
 			return releaseExclusive(key, owner, 0).thenApply((released) -> released != Release.NOT_HELD);
 		}
-		byte[][] args = { bytes(owner), this.keys.channel(), bytes(key) };
+		byte[][] args = { bytes(owner), this.releaseChannel, bytes(key) };
 		CompletableFuture<Long> released = call((connection) -> switch (mode) {
 			case EXCLUSIVE -> throw new IllegalStateException("Exclusive locks are released above");
 			case FAIR -> RedisLockScripts.FAIR_RELEASE.run(connection, 4, keysAndArgs(args, this.keys.lock(key),
@@ -190,12 +211,12 @@ public final class RedisLockStore implements LockStore {
 		CompletableFuture<Long> released;
 		if (lastToken == 0) {
 			// Never handed over: no local token to record, so the fence key is not even named.
-			byte[][] keysAndArgs = { lockKey, waitingKey, bytes(owner), this.keys.channel(), bytes(key) };
+			byte[][] keysAndArgs = { lockKey, waitingKey, bytes(owner), this.releaseChannel, bytes(key) };
 			released = call((connection) -> RedisLockScripts.RELEASE.run(connection, 2, keysAndArgs));
 		}
 		else {
 			byte[][] keysAndArgs = keysAndArgs(
-					new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
+					new byte[][] { bytes(owner), this.releaseChannel, bytes(key), bytes(Long.toString(lastToken)),
 							this.fenceRetentionMillis },
 					lockKey, waitingKey, this.keys.fence(key));
 			released = call((connection) -> RedisLockScripts.RELEASE_EXCLUSIVE.run(connection, 3, keysAndArgs));
@@ -212,7 +233,7 @@ public final class RedisLockStore implements LockStore {
 	public CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken,
 			Duration leaseTime) {
 		byte[][] keysAndArgs = keysAndArgs(
-				new byte[][] { bytes(owner), this.keys.channel(), bytes(key), bytes(Long.toString(lastToken)),
+				new byte[][] { bytes(owner), this.releaseChannel, bytes(key), bytes(Long.toString(lastToken)),
 						this.fenceRetentionMillis, leaseMillis(leaseTime) },
 				this.keys.lock(key), this.keys.waiting(key), this.keys.fence(key));
 		CompletableFuture<Long> reply = call(

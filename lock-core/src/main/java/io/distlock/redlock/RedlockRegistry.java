@@ -391,7 +391,8 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		private List<RedisLockStore> stores() {
 			List<RedisLockStore> stores = new ArrayList<>();
 			for (RedisConnectionFactory node : this.nodes) {
-				stores.add(RedisLockStore.forNode(node, keyPrefix(), fenceRetentionTime()));
+				stores.add(RedisLockStore.forNode(node, keyPrefix(), fenceRetentionTime(),
+						publishesReleases()));
 			}
 			return stores;
 		}
