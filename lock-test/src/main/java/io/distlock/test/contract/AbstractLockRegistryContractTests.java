@@ -682,10 +682,15 @@ public abstract class AbstractLockRegistryContractTests {
 			}
 			return locked;
 		});
-		Thread.sleep(300);
-		assertThat(this.executor.submit(() -> tryAndUnlock(registry().obtainReadWrite(key).readLock())).get())
-			.as("a new reader while a writer waits").isFalse();
-		firstReader.unlock();
+		try {
+			Thread.sleep(300);
+			assertThat(this.executor.submit(() -> tryAndUnlock(registry().obtainReadWrite(key).readLock())).get())
+				.as("a new reader while a writer waits").isFalse();
+		}
+		finally {
+			// Also when the check fails: a read lock left on this thread would fail later tests.
+			firstReader.unlock();
+		}
 		assertThat(writer.get(10, TimeUnit.SECONDS)).isTrue();
 	}
 
