@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -19,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Keeps the peer-suite pages ({@code docs/peer-suites/*.md}) true: every distlock test they name
- * in a table's last column, {@code Class#method} or {@code #method} after a class in the same
- * cell (outside parentheses, where a remark may quote SpEL), is a test method of that class or of
- * a class it extends.
+ * in a table's last column, {@code Class#method}, or {@code #method} after a class in the same
+ * cell or after the word "contract" (outside parentheses, where a remark may quote SpEL), is a
+ * test method (Java or Kotlin) of that class or of a class it extends.
  */
 class PeerSuiteReferencesTests {
 
@@ -53,11 +54,17 @@ class PeerSuiteReferencesTests {
 				// A remark in parentheses may quote SpEL such as `#p0`: not a test.
 				cell = cell.replaceAll("\\([^)]*\\)", "");
 				String current = null;
+				int end = 0;
 				Matcher reference = REFERENCE.matcher(cell);
 				while (reference.find()) {
 					if (reference.group(1) != null) {
 						current = ALIASES.getOrDefault(reference.group(1), reference.group(1));
 					}
+					else if (cell.substring(end, reference.start()).toLowerCase(Locale.ROOT).contains("contract")) {
+						// "contract `#method`": a test of the contract every registry runs.
+						current = ALIASES.get("Contract");
+					}
+					end = reference.end();
 					if (current == null || !current.endsWith("Tests")) {
 						continue;
 					}
@@ -79,7 +86,7 @@ class PeerSuiteReferencesTests {
 				return false;
 			}
 			String code = Documentation.read(source.get());
-			if (Pattern.compile("\\bvoid " + method + "\\(").matcher(code).find()) {
+			if (Pattern.compile("\\b(void|fun) " + method + "\\(").matcher(code).find()) {
 				return true;
 			}
 			Matcher superclass = EXTENDS.matcher(code);
@@ -91,7 +98,8 @@ class PeerSuiteReferencesTests {
 	private Optional<Path> source(String className) {
 		return this.sources.computeIfAbsent(className, (name) -> {
 			try (Stream<Path> files = Files.walk(Documentation.ROOT)) {
-				return files.filter((file) -> file.getFileName().toString().equals(name + ".java"))
+				return files.filter((file) -> file.getFileName().toString().equals(name + ".java")
+						|| file.getFileName().toString().equals(name + ".kt"))
 					.filter((file) -> !file.toString().contains("/target/"))
 					.findFirst();
 			}
