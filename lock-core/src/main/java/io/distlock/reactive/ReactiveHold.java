@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -12,6 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
 import reactor.util.context.ContextView;
 
@@ -86,8 +88,13 @@ final class ReactiveHold<T> {
 			// trip, and the outer hold releases it.
 			return step(index + 1, append(taken, reentered));
 		}
-		return Flux.usingWhen(acquire(request), (lease) -> step(index + 1, append(taken, lease)),
-				this::release, this::releaseAfterError, this::releaseAfterCancel)
+		// Set once usingWhen has the lease (and releases it); until then a cancelled acquisition
+		// releases its grant itself.
+		AtomicBoolean claimed = new AtomicBoolean();
+		return Flux.usingWhen(acquire(request, claimed), (lease) -> {
+			claimed.set(true);
+			return step(index + 1, append(taken, lease));
+		}, this::release, this::releaseAfterError, this::releaseAfterCancel)
 			.onErrorMap(ReactiveHold::isLossFoundByRelease, Throwable::getCause);
 	}
 
@@ -136,21 +143,37 @@ final class ReactiveHold<T> {
 			}));
 	}
 
-	private Mono<LockLease> acquire(LockRequest request) {
+	private Mono<LockLease> acquire(LockRequest request, AtomicBoolean claimed) {
 		Duration remaining = Duration
 			.ofNanos(Math.max(0, this.start + request.waitTime().toNanos() - System.nanoTime()));
-		// Not suppressing the cancellation: cancelling the future gives up the place in line,
-		// and the registry releases a grant that races it.
 		LockRequest remainingRequest = request.waitTime(remaining);
-		// Asked for within the scope of the observation the chain carries, if any, so that the
-		// acquisition and the hold are its children.
-		return Mono.fromFuture(() -> observationPresent
-				? ObservationScope.callWithin(this.context, () -> acquireAsync(remainingRequest))
-				: acquireAsync(remainingRequest), false)
-			// A grant that completes the future as the subscriber cancels is discarded by
-			// fromFuture instead of reaching usingWhen, which would release it: release it here,
-			// or nobody would, and the watchdog would renew it for good.
-			.doOnDiscard(LockLease.class, ReactiveHold::releaseDiscarded)
+		return Mono.defer(() -> {
+			// Asked for within the scope of the observation the chain carries, if any, so that
+			// the acquisition and the hold are its children.
+			CompletableFuture<LockLease> acquisition = observationPresent
+					? ObservationScope.callWithin(this.context, () -> acquireAsync(remainingRequest))
+					: acquireAsync(remainingRequest);
+			// Not suppressing the cancellation: cancelling the future gives up the place in line,
+			// and the registry releases a grant that races it.
+			return Mono.fromFuture(acquisition, false)
+				// A grant that completes the future as the subscriber cancels is discarded by
+				// fromFuture instead of reaching usingWhen, which would release it.
+				.doOnDiscard(LockLease.class, (lease) -> releaseUnclaimed(lease, claimed))
+				// A cancellation can also come before fromFuture watches the future at all (while
+				// subscribing, when the registry granted on this thread), or meet a grant that
+				// neither the registry nor fromFuture sees: whatever the future holds once the
+				// cancellation is through, and usingWhen never got, is released here. Without it
+				// nobody would, and the watchdog would renew the lock for good.
+				.doFinally((signal) -> {
+					if (signal == SignalType.CANCEL) {
+						acquisition.whenComplete((lease, failure) -> {
+							if (lease != null) {
+								releaseUnclaimed(lease, claimed);
+							}
+						});
+					}
+				});
+		})
 			.onErrorMap((ex) -> ex instanceof LockAcquisitionException acquisition && acquisition.getCause() == null,
 					// Say what was asked for: the whole wait, not what was left for a later key.
 					(ex) -> new LockAcquisitionException(request.key(), "Could not acquire lock '" + request.name()
@@ -158,7 +181,11 @@ final class ReactiveHold<T> {
 							null));
 	}
 
-	private static void releaseDiscarded(LockLease lease) {
+	private static void releaseUnclaimed(LockLease lease, AtomicBoolean claimed) {
+		if (!claimed.compareAndSet(false, true)) {
+			return;
+		}
+		// The body never ran: no minimum hold to keep.
 		lease.releaseAsync().whenComplete((released, failure) -> {
 			// Nobody is subscribed to hear it: a loss was already told through onLost and the
 			// listeners, and a store failure leaves the key to expire with its lease.
