@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import io.distlock.core.WaitStrategy;
 import io.distlock.store.LockStore;
 import io.distlock.store.LockMode;
 
@@ -44,6 +45,9 @@ final class LocalHandoff {
 
 	private final long maxYieldNanos;
 
+	/** Whether waiters of other processes poll: nobody is woken by a release, so the yield is long. */
+	private final boolean polling;
+
 	private final Duration leaseTime;
 
 	private final long validityNanos;
@@ -63,6 +67,7 @@ final class LocalHandoff {
 		this.minValidityNanos = Math.max(settings.minValidity().toNanos(),
 				(this.leaseTime.toNanos() - this.renewalNanos) / 2);
 		this.maxYieldNanos = Math.max(MIN_YIELD_NANOS, settings.retryInterval().toNanos());
+		this.polling = settings.waitStrategy() == WaitStrategy.POLLING;
 	}
 
 	/**
@@ -150,12 +155,15 @@ final class LocalHandoff {
 	/**
 	 * Return how long the next waiter of this process should let other processes try first
 	 * after a store release: when another process waits and this one has had the lock for as
-	 * long as the limits allow, long enough for a notified waiter elsewhere to reach the store.
+	 * long as the limits allow, long enough for a notified waiter elsewhere to reach the store
+	 * (three round trips, at least 1 ms), or, when waiters poll, for its next poll to come (the
+	 * retry interval).
 	 * @param roundTripNanos how long the release took
 	 * @return nanoseconds
 	 */
 	long yieldNanos(long roundTripNanos) {
-		return Math.min(this.maxYieldNanos, Math.max(MIN_YIELD_NANOS, 3 * roundTripNanos));
+		return this.polling ? this.maxYieldNanos
+				: Math.min(this.maxYieldNanos, Math.max(MIN_YIELD_NANOS, 3 * roundTripNanos));
 	}
 
 	/**

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
+import io.distlock.core.WaitStrategy;
 import io.distlock.detector.GrantLog;
 import io.distlock.detector.Workers;
 import io.distlock.test.redis.RedisServerExtension;
@@ -109,6 +110,14 @@ class LocalHandoffIntegrationTests {
 	}
 
 	@Test
+	void anotherPollingProcessWaitsNoLongerThanTheLimitsAllow() throws Exception {
+		// With polling nobody is woken: the other process gets its turn only if it polls while
+		// the lock is free, so the busy process holds back for a retry interval (100 ms) after a
+		// checkpoint that found it waiting. A yield of 1 ms let it wait about a second.
+		assertThat(longestWaitOfAnotherProcess(8, Duration.ofMillis(100), WaitStrategy.POLLING)).isLessThan(500);
+	}
+
+	@Test
 	void negativeControlWithoutLimitsAnotherProcessStarves() throws Exception {
 		// The same workload with limits too wide to matter: 1,000 handoffs of sections of at
 		// least 1 ms keep the lock in the busy process for more than a second.
@@ -163,9 +172,16 @@ class LocalHandoffIntegrationTests {
 	 * @return the longest wait of the other registry's thread, in milliseconds
 	 */
 	private long longestWaitOfAnotherProcess(int maxHandoffs, Duration maxTime) throws Exception {
-		RedisLockRegistry busy = register(
-				RedisLockRegistry.builder(redis.server().connectionFactory()).localHandoff(maxHandoffs, maxTime));
-		RedisLockRegistry other = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
+		return longestWaitOfAnotherProcess(maxHandoffs, maxTime, WaitStrategy.PUB_SUB);
+	}
+
+	private long longestWaitOfAnotherProcess(int maxHandoffs, Duration maxTime, WaitStrategy waitStrategy)
+			throws Exception {
+		RedisLockRegistry busy = register(RedisLockRegistry.builder(redis.server().connectionFactory())
+			.localHandoff(maxHandoffs, maxTime)
+			.waitStrategy(waitStrategy));
+		RedisLockRegistry other = register(
+				RedisLockRegistry.builder(redis.server().connectionFactory()).waitStrategy(waitStrategy));
 		String key = randomKey();
 		GrantLog log = new GrantLog();
 		hammer(log, Duration.ofSeconds(2), Duration.ofMillis(1), busy.obtain(key), busy.obtain(key), busy.obtain(key),
