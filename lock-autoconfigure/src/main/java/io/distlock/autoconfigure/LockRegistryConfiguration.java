@@ -90,7 +90,7 @@ class LockRegistryConfiguration {
 	@ConditionalOnBean(RedisLockRegistry.class)
 	LockStoreEvictionCheck distlockEvictionCheck(RedisConnectionFactory connectionFactory,
 			DistlockProperties properties) {
-		return new LockStoreEvictionCheck(Map.of("the Redis that holds the locks", connectionFactory),
+		return new LockStoreEvictionCheck(Map.of("the Redis that holds the locks", connectionFactory), 1,
 				properties.getEvictionCheck());
 	}
 
@@ -103,7 +103,7 @@ class LockRegistryConfiguration {
 			String address = LettuceDriver.isLettuce(node) ? LettuceDriver.address(node) : "#" + (nodes.size() + 1);
 			nodes.put("the Redlock node " + address, node);
 		}
-		return new LockStoreEvictionCheck(nodes, properties.getEvictionCheck());
+		return new LockStoreEvictionCheck(nodes, registry.getQuorum(), properties.getEvictionCheck());
 	}
 
 	@Bean

@@ -1,6 +1,14 @@
 package io.distlock.autoconfigure;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -13,8 +21,10 @@ import io.distlock.redis.EvictionPolicy;
 /**
  * Checks at startup that no Redis holding the locks evicts keys under memory pressure: an
  * evicted lock key lets a second holder in while the first still runs. Checks the application's
- * Redis, or every Redlock node. Warns, or refuses to start with
- * {@code distlock.eviction-check=strict}.
+ * Redis, or every Redlock node, in parallel and within {@link #READ_TIMEOUT}. Warns, or refuses
+ * to start with {@code distlock.eviction-check=strict}: when a store that answered may evict, or
+ * when fewer stores answered than the locks need (the one Redis, or a Redlock quorum; a node
+ * that is down does not stop a Redlock registry from starting).
  */
 final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 
@@ -22,7 +32,12 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 
 	private static final String PROPERTY = "distlock.eviction-check";
 
+	/** How long the check waits for the stores' answers, all of them together. */
+	static final Duration READ_TIMEOUT = Duration.ofSeconds(3);
+
 	private final Map<String, RedisConnectionFactory> stores;
+
+	private final int needed;
 
 	private final DistlockProperties.EvictionCheck mode;
 
@@ -30,10 +45,14 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 	 * Check the Redis stores that hold the locks.
 	 * @param stores each store's connection factory, by the name that says which one it is in a
 	 * message, such as {@code the Redis that holds the locks}
+	 * @param needed how many stores must be read for the strict check to pass: 1 for one Redis,
+	 * the quorum for Redlock
 	 * @param mode what to do when a store may evict keys
 	 */
-	LockStoreEvictionCheck(Map<String, RedisConnectionFactory> stores, DistlockProperties.EvictionCheck mode) {
+	LockStoreEvictionCheck(Map<String, RedisConnectionFactory> stores, int needed,
+			DistlockProperties.EvictionCheck mode) {
 		this.stores = stores;
+		this.needed = needed;
 		this.mode = mode;
 	}
 
@@ -42,25 +61,67 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 		if (this.mode == DistlockProperties.EvictionCheck.OFF) {
 			return;
 		}
-		this.stores.forEach(this::check);
-	}
-
-	private void check(String store, RedisConnectionFactory connectionFactory) {
-		EvictionPolicy policy;
+		Map<String, CompletableFuture<EvictionPolicy>> reads = new LinkedHashMap<>();
+		this.stores.forEach((store, connectionFactory) -> reads.put(store, read(connectionFactory)));
 		try {
-			policy = EvictionPolicy.read(connectionFactory);
+			CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new))
+				.get(READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
 		}
-		catch (RuntimeException ex) {
-			String reason = "could not read the eviction policy of " + store + " (CONFIG GET maxmemory*): "
-					+ ex.getMessage();
-			if (this.mode == DistlockProperties.EvictionCheck.STRICT) {
-				throw new InvalidLockPropertyException(PROPERTY, "strict",
-						"requires reading the eviction policy, but " + reason
-								+ ". Use 'warn' where CONFIG is not available");
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Each store's own answer is looked at below.
+		}
+		List<String> unread = new ArrayList<>();
+		reads.forEach((store, read) -> {
+			if (read.isDone() && !read.isCompletedExceptionally()) {
+				check(store, read.join());
 			}
-			logger.info("Distributed locks: " + reason);
+			else {
+				unread.add(store + " (" + (read.isDone() ? failure(read) : "no answer within " + READ_TIMEOUT.toMillis()
+						+ "ms") + ")");
+			}
+		});
+		if (unread.isEmpty()) {
 			return;
 		}
+		String reason = "could not read the eviction policy (CONFIG GET maxmemory*) of " + String.join(", ", unread);
+		if (this.mode == DistlockProperties.EvictionCheck.STRICT && this.stores.size() - unread.size() < this.needed) {
+			throw new InvalidLockPropertyException(PROPERTY, "strict",
+					"requires reading the eviction policy, but " + reason + ". Use 'warn' where CONFIG is not available");
+		}
+		logger.info("Distributed locks: " + reason);
+	}
+
+	/** Read one store's policy on a thread of its own: connecting to a store that is down blocks. */
+	private static CompletableFuture<EvictionPolicy> read(RedisConnectionFactory connectionFactory) {
+		CompletableFuture<EvictionPolicy> read = new CompletableFuture<>();
+		Thread thread = new Thread(() -> {
+			try {
+				read.complete(EvictionPolicy.read(connectionFactory));
+			}
+			catch (RuntimeException ex) {
+				read.completeExceptionally(ex);
+			}
+		}, "distlock-eviction-check");
+		thread.setDaemon(true);
+		thread.start();
+		return read;
+	}
+
+	private static String failure(CompletableFuture<EvictionPolicy> read) {
+		try {
+			read.join();
+			return "";
+		}
+		catch (RuntimeException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			return cause.getMessage();
+		}
+	}
+
+	private void check(String store, EvictionPolicy policy) {
 		if (!policy.mayEvictLocks()) {
 			return;
 		}
