@@ -14,7 +14,10 @@ public enum WaitStrategy {
 
 	/**
 	 * Retry after the holder's remaining lease or the jittered retry interval, whichever comes
-	 * first. No subscription; handoffs are slower.
+	 * first. No subscription, and releases publish nothing (for a Redis that refuses
+	 * {@code PUBLISH}); handoffs are slower. A waiter still marks that it waits, so fair locks
+	 * keep arrival order and a waiting writer holds back new readers. Use one strategy for every
+	 * process on the same keys: a polling process does not wake pub/sub waiters.
 	 */
 	POLLING
 

@@ -33,9 +33,12 @@ public interface LockStore extends AutoCloseable {
 
 	/**
 	 * Take the key for the owner if it is free, minting a fencing token larger than every
-	 * earlier token of the key. If the key is taken and {@code waitTime} is positive, remember
-	 * that someone waits, so that a release notifies. An owner retries with the same owner value,
-	 * so that a fair queue can recognise it.
+	 * earlier token of the key. If the key is taken and {@code waitTime} is positive, keep the
+	 * waiter's place for that long (its fair queue place, a waiting writer's mark) and remember
+	 * that someone waits, so that a release can notify (when the store notifies) and a
+	 * checkpoint hands the key over. The engine sends it whatever the wait strategy, capped at
+	 * twice the retry interval and refreshed by every attempt. An owner retries with the same
+	 * owner value, so that a fair queue can recognise it.
 	 * @param mode the kind of lock
 	 * @param key the user key
 	 * @param owner the unique owner of this grant
