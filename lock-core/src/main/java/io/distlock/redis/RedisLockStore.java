@@ -377,8 +377,9 @@ public final class RedisLockStore implements LockStore {
 				return Optional.empty();
 			}
 			Properties replication = connection.serverCommands().info("replication");
+			// A server that reports no real id (blank, or all zeros) tells nothing.
 			return Optional.ofNullable((replication != null) ? replication.getProperty("master_replid") : null)
-				.filter((id) -> !id.isBlank());
+				.filter((id) -> !id.isBlank() && !id.chars().allMatch((c) -> c == '0'));
 		}
 		catch (RuntimeException ex) {
 			return Optional.empty();

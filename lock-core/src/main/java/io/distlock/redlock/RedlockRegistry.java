@@ -266,9 +266,11 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		 * addresses, or a master and its replica)
 		 */
 		public RedlockRegistry build() {
-			validate();
 			RedlockRegistry registry;
 			try {
+				// Inside the try: validation creates the connection factories of the URIs first,
+				// and a later invalid option must not leave them running.
+				validate();
 				registry = new RedlockRegistry(this);
 			}
 			catch (RuntimeException ex) {
@@ -280,7 +282,12 @@ public class RedlockRegistry extends AbstractLockRegistry {
 			}
 			catch (RuntimeException ex) {
 				// Closing the registry destroys the connection factories it created.
-				registry.close();
+				try {
+					registry.close();
+				}
+				catch (RuntimeException closing) {
+					ex.addSuppressed(closing);
+				}
 				throw ex;
 			}
 			return registry;

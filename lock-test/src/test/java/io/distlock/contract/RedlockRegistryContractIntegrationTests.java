@@ -154,6 +154,10 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 		String key = randomKey();
 		try (LockLease lease = registry
 			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(10)))) {
+			// The grant counts once a quorum answered: let the last node's SET land before the key
+			// is taken from node 0, or it could land after the delete and bring the key back.
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> nodes.stream().allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))));
 			nodes.get(0).template().delete(lockKey(key));
 			assertThat(lease.extend(Duration.ofSeconds(30))).isTrue();
 			assertThat(nodes.get(0).template().hasKey(lockKey(key))).isFalse();

@@ -27,7 +27,8 @@ import static org.awaitility.Awaitility.await;
  * With {@link WaitStrategy#POLLING} on a Redis that refuses {@code PUBLISH} (the reason to poll):
  * a waiter of another process still marks that it waits (its fair place, a writer's mark, the
  * checkpoint's "someone waits"), and the holder's release, which then finds the key awaited,
- * publishes nothing and succeeds, for every kind of lock.
+ * publishes nothing and succeeds, for every kind of lock (a read lock's release awaited by a
+ * writer included).
  */
 @Timeout(60)
 class PollingWithoutPublishIntegrationTests {
@@ -45,13 +46,16 @@ class PollingWithoutPublishIntegrationTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@ValueSource(strings = { "exclusive", "fair", "write" })
+	@ValueSource(strings = { "exclusive", "fair", "write", "read" })
 	void aReleaseAwaitedByAPollingWaiterOfAnotherProcessSucceeds(String kind) throws Exception {
 		Function<LockRegistry, DistLock> lock = switch (kind) {
 			case "exclusive" -> (registry) -> registry.obtain("polling:" + kind);
 			case "fair" -> (registry) -> registry.obtainFair("polling:" + kind);
 			default -> (registry) -> registry.obtainReadWrite("polling:" + kind).writeLock();
 		};
+		// A read lock's release, awaited by a writer: its own script.
+		Function<LockRegistry, DistLock> heldLock = "read".equals(kind)
+				? (registry) -> registry.obtainReadWrite("polling:" + kind).readLock() : lock;
 		List<LockListener.ReleaseOutcome> released = new CopyOnWriteArrayList<>();
 		LockListener outcomes = new LockListener() {
 
@@ -62,7 +66,7 @@ class PollingWithoutPublishIntegrationTests {
 
 		};
 		try (RedisLockRegistry holderProcess = polling(outcomes); RedisLockRegistry waiterProcess = polling(LockListener.NONE)) {
-			DistLock held = lock.apply(holderProcess);
+			DistLock held = heldLock.apply(holderProcess);
 			held.lock();
 			CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
 				DistLock waiting = lock.apply(waiterProcess);
