@@ -97,20 +97,33 @@ class LockRegistryConfiguration {
 	@Bean
 	@ConditionalOnBean(RedlockRegistry.class)
 	LockStoreEvictionCheck distlockRedlockEvictionCheck(RedlockRegistry registry, DistlockProperties properties) {
+		return new LockStoreEvictionCheck(redlockNodes(registry), registry.getQuorum(), properties.getEvictionCheck());
+	}
+
+	@Bean
+	@ConditionalOnBean(RedlockRegistry.class)
+	LockStoreCommandCheck distlockRedlockCommandCheck(RedlockRegistry registry, DistlockProperties properties) {
+		return new LockStoreCommandCheck(redlockNodes(registry), properties);
+	}
+
+	/**
+	 * Return the Redlock nodes' connection factories by their names in messages: their
+	 * addresses, never their URIs, which may hold a password.
+	 */
+	private static Map<String, RedisConnectionFactory> redlockNodes(RedlockRegistry registry) {
 		Map<String, RedisConnectionFactory> nodes = new LinkedHashMap<>();
 		for (RedisConnectionFactory node : registry.getNodeConnectionFactories()) {
-			// Named by address, never by URI: a URI may hold a password.
 			String address = LettuceDriver.isLettuce(node) ? LettuceDriver.address(node) : "#" + (nodes.size() + 1);
 			nodes.put("the Redlock node " + address, node);
 		}
-		return new LockStoreEvictionCheck(nodes, registry.getQuorum(), properties.getEvictionCheck());
+		return nodes;
 	}
 
 	@Bean
 	@ConditionalOnBean(RedisLockRegistry.class)
 	LockStoreCommandCheck distlockCommandCheck(RedisConnectionFactory connectionFactory,
 			DistlockProperties properties) {
-		return new LockStoreCommandCheck(connectionFactory, properties);
+		return new LockStoreCommandCheck(Map.of("the Redis that holds the locks", connectionFactory), properties);
 	}
 
 	@Bean

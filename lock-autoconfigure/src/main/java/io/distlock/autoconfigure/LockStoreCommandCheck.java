@@ -2,6 +2,9 @@ package io.distlock.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.IntegerOutput;
@@ -19,14 +22,16 @@ import io.distlock.core.LockConfigurationException;
 import io.distlock.core.WaitStrategy;
 
 /**
- * Checks at startup that the Redis holding the locks runs the commands distlock needs, as
- * managed services rename or disable some of them: {@code EVALSHA} always (every lock operation
- * is a Lua script run by SHA), {@code PUBLISH} with {@code distlock.wait-strategy=pub-sub} (the
- * release notification), {@code WAIT} with {@code distlock.replica-acknowledgement.replicas}
- * above 0, and {@code TIME} always (the acquire scripts mint fencing tokens from it). A refused command that the configuration needs stops
- * startup with a message naming the command, the property and what to do; one it does not need
- * is ignored. Each probe is harmless: {@code EVALSHA} of an unknown script, {@code PUBLISH} to a
- * channel nobody reads, {@code WAIT 0 0}, {@code TIME}.
+ * Checks at startup that the Redis holding the locks (the application's, or every Redlock node,
+ * in parallel) runs the commands distlock needs, as managed services rename or disable some of
+ * them: {@code EVALSHA} always (every lock operation is a Lua script run by SHA), {@code PUBLISH}
+ * with {@code distlock.wait-strategy=pub-sub} (the release notification), {@code WAIT} with
+ * {@code distlock.replica-acknowledgement.replicas} above 0, and {@code TIME} always (the acquire
+ * scripts mint fencing tokens from it). A refused command that the configuration needs stops
+ * startup with a message naming the store, the command, the property and what to do; one it
+ * does not need is ignored. A store that does not answer is logged and does not stop startup.
+ * Each probe is harmless: {@code EVALSHA} of an unknown script, {@code PUBLISH} to a channel
+ * nobody reads, {@code WAIT 0 0}, {@code TIME}.
  */
 final class LockStoreCommandCheck implements SmartInitializingSingleton {
 
@@ -34,36 +39,56 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 
 	private static final String NO_SCRIPT_SHA = "0000000000000000000000000000000000000000";
 
-	private final RedisConnectionFactory connectionFactory;
+	private final Map<String, RedisConnectionFactory> stores;
 
 	private final DistlockProperties properties;
 
-	LockStoreCommandCheck(RedisConnectionFactory connectionFactory, DistlockProperties properties) {
-		this.connectionFactory = connectionFactory;
+	/**
+	 * Check the commands of the Redis stores that hold the locks.
+	 * @param stores each store's connection factory, by the name that says which one it is in a
+	 * message, such as {@code the Redis that holds the locks}
+	 * @param properties the properties that decide which commands are needed
+	 */
+	LockStoreCommandCheck(Map<String, RedisConnectionFactory> stores, DistlockProperties properties) {
+		this.stores = stores;
 		this.properties = properties;
 	}
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			check(connection);
-		}
-		catch (LockConfigurationException ex) {
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			// The store may be down at startup; the registry reports that at first use and in
-			// health, so a failed check does not stop the application.
-			logger.info("Distributed locks: could not check the commands of the Redis that holds the locks: "
-					+ ex.getMessage());
-		}
+		Map<String, CompletableFuture<Boolean>> checks = StoreProbes.run(this.stores, (store, connectionFactory) -> {
+			try (RedisConnection connection = connectionFactory.getConnection()) {
+				check(store, connection);
+				return true;
+			}
+		});
+		checks.forEach((store, checked) -> {
+			if (checked.isDone() && checked.isCompletedExceptionally()) {
+				try {
+					checked.join();
+				}
+				catch (CompletionException ex) {
+					if (ex.getCause() instanceof LockConfigurationException refused) {
+						throw refused;
+					}
+				}
+			}
+		});
+		checks.forEach((store, checked) -> {
+			if (!checked.isDone() || checked.isCompletedExceptionally()) {
+				// The store may be down at startup; the registry reports that at first use and in
+				// health, so a failed check does not stop the application.
+				logger.info("Distributed locks: could not check the commands of " + store + ": "
+						+ StoreProbes.noAnswer(checked));
+			}
+		});
 	}
 
-	private void check(RedisConnection connection) {
+	private void check(String store, RedisConnection connection) {
 		String refusal = refusal(() -> connection.scriptingCommands()
 			.evalSha(NO_SCRIPT_SHA, ReturnType.STATUS, 0));
 		if (refusal != null) {
-			throw new LockConfigurationException("The Redis that holds the locks refuses EVALSHA (" + refusal
+			throw new LockConfigurationException(capitalized(store) + " refuses EVALSHA (" + refusal
 					+ "): distlock runs every lock operation as a Lua script by SHA (EVALSHA, with SCRIPT LOAD) and "
 					+ "cannot run without it. Use a Redis (or a plan of your provider) that allows Lua scripting");
 		}
@@ -72,7 +97,7 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 			refusal = refusal(() -> LettuceWaitProbe.waitForNoReplica(connection));
 			if (refusal != null) {
 				throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas", replicas,
-						"requires the WAIT command, which the Redis that holds the locks refuses (" + refusal
+						"requires the WAIT command, which " + store + " refuses (" + refusal
 								+ "); set distlock.replica-acknowledgement.replicas=0 (grants are then not "
 								+ "confirmed by replicas) or use a Redis that allows WAIT");
 			}
@@ -81,14 +106,14 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 			refusal = refusal(() -> connection.publish(bytes("distlock:command-check"), bytes("")));
 			if (refusal != null) {
 				throw new InvalidLockPropertyException("distlock.wait-strategy", "pub-sub",
-						"requires PUBLISH and SUBSCRIBE, and the Redis that holds the locks refuses PUBLISH ("
+						"requires PUBLISH and SUBSCRIBE, and " + store + " refuses PUBLISH ("
 								+ refusal + "); set distlock.wait-strategy=polling (waiters then retry after "
 								+ "the holder's remaining lease or the retry interval) or allow pub/sub");
 			}
 		}
 		refusal = refusal(() -> connection.serverCommands().time());
 		if (refusal != null) {
-			throw new LockConfigurationException("The Redis that holds the locks refuses TIME (" + refusal
+			throw new LockConfigurationException(capitalized(store) + " refuses TIME (" + refusal
 					+ "): the acquire scripts mint fencing tokens from the server's clock (redis.call('time')) "
 					+ "and read locks compare expiries with it. Use a Redis that allows TIME");
 		}
@@ -117,6 +142,10 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 			logger.debug("Distributed locks: a command probe failed without refusing the command", ex);
 			return null;
 		}
+	}
+
+	private static String capitalized(String store) {
+		return Character.toUpperCase(store.charAt(0)) + store.substring(1);
 	}
 
 	private static byte[] bytes(String value) {

@@ -1,14 +1,9 @@
 package io.distlock.autoconfigure;
 
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -21,7 +16,7 @@ import io.distlock.redis.EvictionPolicy;
 /**
  * Checks at startup that no Redis holding the locks evicts keys under memory pressure: an
  * evicted lock key lets a second holder in while the first still runs. Checks the application's
- * Redis, or every Redlock node, in parallel and within {@link #READ_TIMEOUT}. Warns, or refuses
+ * Redis, or every Redlock node, in parallel and within {@link StoreProbes#TIMEOUT}. Warns, or refuses
  * to start with {@code distlock.eviction-check=strict}: when a store that answered may evict, or
  * when fewer stores answered than the locks need (the one Redis, or a Redlock quorum; a node
  * that is down does not stop a Redlock registry from starting).
@@ -31,9 +26,6 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 	private static final Log logger = LogFactory.getLog(LockStoreEvictionCheck.class);
 
 	private static final String PROPERTY = "distlock.eviction-check";
-
-	/** How long the check waits for the stores' answers, all of them together. */
-	static final Duration READ_TIMEOUT = Duration.ofSeconds(3);
 
 	private final Map<String, RedisConnectionFactory> stores;
 
@@ -61,26 +53,15 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 		if (this.mode == DistlockProperties.EvictionCheck.OFF) {
 			return;
 		}
-		Map<String, CompletableFuture<EvictionPolicy>> reads = new LinkedHashMap<>();
-		this.stores.forEach((store, connectionFactory) -> reads.put(store, read(connectionFactory)));
-		try {
-			CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new))
-				.get(READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			// Each store's own answer is looked at below.
-		}
+		Map<String, CompletableFuture<EvictionPolicy>> reads = StoreProbes.run(this.stores,
+				(store, connectionFactory) -> EvictionPolicy.read(connectionFactory));
 		List<String> unread = new ArrayList<>();
 		reads.forEach((store, read) -> {
 			if (read.isDone() && !read.isCompletedExceptionally()) {
 				check(store, read.join());
 			}
 			else {
-				unread.add(store + " (" + (read.isDone() ? failure(read) : "no answer within " + READ_TIMEOUT.toMillis()
-						+ "ms") + ")");
+				unread.add(store + " (" + StoreProbes.noAnswer(read) + ")");
 			}
 		});
 		if (unread.isEmpty()) {
@@ -92,33 +73,6 @@ final class LockStoreEvictionCheck implements SmartInitializingSingleton {
 					"requires reading the eviction policy, but " + reason + ". Use 'warn' where CONFIG is not available");
 		}
 		logger.info("Distributed locks: " + reason);
-	}
-
-	/** Read one store's policy on a thread of its own: connecting to a store that is down blocks. */
-	private static CompletableFuture<EvictionPolicy> read(RedisConnectionFactory connectionFactory) {
-		CompletableFuture<EvictionPolicy> read = new CompletableFuture<>();
-		Thread thread = new Thread(() -> {
-			try {
-				read.complete(EvictionPolicy.read(connectionFactory));
-			}
-			catch (RuntimeException ex) {
-				read.completeExceptionally(ex);
-			}
-		}, "distlock-eviction-check");
-		thread.setDaemon(true);
-		thread.start();
-		return read;
-	}
-
-	private static String failure(CompletableFuture<EvictionPolicy> read) {
-		try {
-			read.join();
-			return "";
-		}
-		catch (RuntimeException ex) {
-			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			return cause.getMessage();
-		}
 	}
 
 	private void check(String store, EvictionPolicy policy) {

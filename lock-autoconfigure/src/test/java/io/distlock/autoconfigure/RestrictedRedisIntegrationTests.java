@@ -106,6 +106,24 @@ class RestrictedRedisIntegrationTests {
 		}
 	}
 
+	@Test
+	void aRedlockNodeWithoutTimeStopsStartupNamingTheNode() {
+		// One node of three refusing TIME would grant nothing: a node is checked as the one Redis is.
+		try (RedisServer first = RedisServer.start(); RedisServer restricted = RedisServer.start("--rename-command",
+				"TIME", "renamed-time"); RedisServer third = RedisServer.start()) {
+			DistlockRunners.withRedis(first)
+				.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + first.port(),
+						"distlock.redlock.nodes[1]=redis://127.0.0.1:" + restricted.port(),
+						"distlock.redlock.nodes[2]=redis://127.0.0.1:" + third.port(),
+						"distlock.redlock.per-node-timeout=200ms")
+				.run((context) -> {
+					assertThat(context).hasFailed();
+					assertThat(rootMessage(context.getStartupFailure(), LockConfigurationException.class))
+						.startsWith("The Redlock node 127.0.0.1:" + restricted.port() + " refuses TIME");
+				});
+		}
+	}
+
 	/**
 	 * A holder, a waiter on another thread that gets the lock once the holder releases it.
 	 */
