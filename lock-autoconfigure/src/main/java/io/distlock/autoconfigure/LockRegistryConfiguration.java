@@ -1,6 +1,7 @@
 package io.distlock.autoconfigure;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -112,9 +113,13 @@ class LockRegistryConfiguration {
 	 */
 	private static Map<String, RedisConnectionFactory> redlockNodes(RedlockRegistry registry) {
 		Map<String, RedisConnectionFactory> nodes = new LinkedHashMap<>();
-		for (RedisConnectionFactory node : registry.getNodeConnectionFactories()) {
-			String address = LettuceDriver.isLettuce(node) ? LettuceDriver.address(node) : "#" + (nodes.size() + 1);
-			nodes.put("the Redlock node " + address, node);
+		List<RedisConnectionFactory> factories = registry.getNodeConnectionFactories();
+		for (int i = 0; i < factories.size(); i++) {
+			RedisConnectionFactory node = factories.get(i);
+			String name = "the Redlock node "
+					+ (LettuceDriver.isLettuce(node) ? LettuceDriver.address(node) : "#" + (i + 1));
+			// Factories of your own (Sentinel, say) may share a host name: every node is checked.
+			nodes.put(nodes.containsKey(name) ? name + " (#" + (i + 1) + ")" : name, node);
 		}
 		return nodes;
 	}
