@@ -67,8 +67,13 @@ final class InMemoryLockStore implements LockStore {
 			long now = System.nanoTime();
 			released = switch (mode) {
 				case EXCLUSIVE -> {
-					this.awaited.remove(key);
-					yield removeIfOwner(this.locks, key, owner, now);
+					boolean owned = removeIfOwner(this.locks, key, owner, now);
+					// Only the holder's release clears the waiters' mark, as in releaseExclusive: a
+					// give-back of an attempt that holds nothing must not make waiters invisible.
+					if (owned) {
+						this.awaited.remove(key);
+					}
+					yield owned;
 				}
 				case FAIR -> {
 					LinkedHashMap<String, Long> queue = this.queues.get(key);
