@@ -98,7 +98,7 @@ public class DistlockProperties implements InitializingBean {
 	 * may evict keys under memory pressure (a maxmemory with a policy other than noeviction):
 	 * warn, strict (refuse to start, also when the policy cannot be read) or off.
 	 */
-	private EvictionCheck evictionCheck = EvictionCheck.WARN;
+	private StoreCheck evictionCheck = StoreCheck.WARN;
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -200,11 +200,11 @@ public class DistlockProperties implements InitializingBean {
 		this.failFast = failFast;
 	}
 
-	public EvictionCheck getEvictionCheck() {
+	public StoreCheck getEvictionCheck() {
 		return this.evictionCheck;
 	}
 
-	public void setEvictionCheck(EvictionCheck evictionCheck) {
+	public void setEvictionCheck(StoreCheck evictionCheck) {
 		this.evictionCheck = evictionCheck;
 	}
 
@@ -321,6 +321,21 @@ public class DistlockProperties implements InitializingBean {
 		 */
 		private Duration minValidity = Duration.ZERO;
 
+		/**
+		 * What to do at startup when a Redlock node keeps no append-only file (appendonly no), so
+		 * that a crash and an immediate restart empty it: warn, strict (refuse to start, also when
+		 * fewer than a quorum of nodes can be read) or off. Not checked when restart-delay is set.
+		 */
+		private StoreCheck persistenceCheck = StoreCheck.WARN;
+
+		/**
+		 * How long your operations keep a crashed Redlock node out before it rejoins (a delayed
+		 * restart), when the nodes run without appendonly yes and appendfsync always. Declaring it
+		 * turns off the persistence check; it must be at least distlock.lease-time and should
+		 * exceed the longest lease any lock takes.
+		 */
+		private Duration restartDelay;
+
 		public boolean isEnabled() {
 			return !this.nodes.isEmpty();
 		}
@@ -357,12 +372,48 @@ public class DistlockProperties implements InitializingBean {
 			this.minValidity = minValidity;
 		}
 
+		public StoreCheck getPersistenceCheck() {
+			return this.persistenceCheck;
+		}
+
+		public void setPersistenceCheck(StoreCheck persistenceCheck) {
+			this.persistenceCheck = persistenceCheck;
+		}
+
+		/**
+		 * Return what the startup persistence check does: nothing when the application declares
+		 * a delayed restart instead.
+		 * @return the check's mode
+		 */
+		public StoreCheck effectivePersistenceCheck() {
+			return (this.restartDelay != null) ? StoreCheck.OFF : this.persistenceCheck;
+		}
+
+		public Duration getRestartDelay() {
+			return this.restartDelay;
+		}
+
+		public void setRestartDelay(Duration restartDelay) {
+			this.restartDelay = restartDelay;
+		}
+
 		void validate(Duration leaseTime) {
 			if (!isEnabled()) {
 				return;
 			}
 			requirePositive("distlock.redlock.per-node-timeout", this.perNodeTimeout);
 			requireNotNegative("distlock.redlock.min-validity", this.minValidity);
+			if (this.persistenceCheck == null) {
+				throw new InvalidLockPropertyException(RedlockPersistenceCheck.PROPERTY, null, "must be set");
+			}
+			if (this.restartDelay != null) {
+				requirePositive("distlock.redlock.restart-delay", this.restartDelay);
+				if (this.restartDelay.compareTo(leaseTime) < 0) {
+					throw new InvalidLockPropertyException("distlock.redlock.restart-delay", this.restartDelay,
+							"must be at least distlock.lease-time '" + leaseTime + "': a crashed node that rejoins"
+									+ " sooner, empty, can count towards a quorum for a lock that is still held");
+				}
+			}
 			if (!(this.driftFactor > 0 && this.driftFactor <= 0.1)) {
 				throw new InvalidLockPropertyException("distlock.redlock.drift-factor", this.driftFactor,
 						"must be in (0, 0.1]");
@@ -432,14 +483,18 @@ public class DistlockProperties implements InitializingBean {
 	}
 
 	/**
-	 * What the startup check of the lock Redis's eviction policy does.
+	 * What a startup check of a setting of the Redis that holds the locks (or of every Redlock
+	 * node) does when the setting puts held locks at risk.
 	 */
-	public enum EvictionCheck {
+	public enum StoreCheck {
 
-		/** Log a warning when Redis may evict lock keys. */
+		/** Log a warning naming the store, the setting and what to do. */
 		WARN,
 
-		/** Refuse to start when Redis may evict lock keys or its policy cannot be read. */
+		/**
+		 * Refuse to start when a store's setting puts locks at risk, or when fewer stores could
+		 * be read than the locks need (the one Redis, or a Redlock quorum).
+		 */
 		STRICT,
 
 		/** Do not check. */

@@ -103,6 +103,13 @@ class LockRegistryConfiguration {
 
 	@Bean
 	@ConditionalOnBean(RedlockRegistry.class)
+	RedlockPersistenceCheck distlockRedlockPersistenceCheck(RedlockRegistry registry, DistlockProperties properties) {
+		return new RedlockPersistenceCheck(redlockNodes(registry), registry.getQuorum(),
+				properties.getRedlock().effectivePersistenceCheck());
+	}
+
+	@Bean
+	@ConditionalOnBean(RedlockRegistry.class)
 	LockStoreCommandCheck distlockRedlockCommandCheck(RedlockRegistry registry, DistlockProperties properties) {
 		return new LockStoreCommandCheck(redlockNodes(registry), properties);
 	}
