@@ -329,10 +329,11 @@ public class DistlockProperties implements InitializingBean {
 		private StoreCheck persistenceCheck = StoreCheck.WARN;
 
 		/**
-		 * How long your operations keep a crashed Redlock node out before it rejoins (a delayed
-		 * restart), when the nodes run without appendonly yes and appendfsync always. Declaring it
-		 * turns off the persistence check; it must be at least distlock.lease-time and should
-		 * exceed the longest lease any lock takes.
+		 * How long a Redlock node that lost its data (restarted without persistence, or flushed)
+		 * is kept out of every quorum, enforced by distlock through an epoch key on each node: the
+		 * delayed restart that makes nodes without appendonly yes and appendfsync always safe.
+		 * At least distlock.lease-time; no lease, fixed or extended, may be longer. Setting it
+		 * turns off the persistence check. None by default.
 		 */
 		private Duration restartDelay;
 

@@ -44,6 +44,7 @@ class LockRegistryConfiguration {
 			.perNodeTimeout(redlock.getPerNodeTimeout())
 			.driftFactor(redlock.getDriftFactor())
 			.minValidity(redlock.getMinValidity())
+			.restartDelay(redlock.getRestartDelay())
 			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));
 		if (properties.getRetryInterval() != null) {
 			builder.retryInterval(properties.getRetryInterval());

@@ -1,7 +1,9 @@
 package io.distlock.core;
 
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -50,6 +52,16 @@ public interface LockRegistryIntrospection {
 	 */
 	default Set<LockFeature> supportedFeatures() {
 		return EnumSet.allOf(LockFeature.class);
+	}
+
+	/**
+	 * Return the longest fixed lease this registry grants, if it limits them, so that a
+	 * {@code @DistributedLock} with a longer {@code leaseTime} fails at startup rather than at
+	 * its first call. A Redlock registry with a restart delay limits leases to the delay.
+	 * @return the longest lease; empty (the default) for no limit
+	 */
+	default Optional<Duration> maxLeaseTime() {
+		return Optional.empty();
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.distlock.interceptor;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -99,7 +100,8 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 
 	/**
 	 * Refuse an attribute that asks for a kind of lock the registry does not offer, such as
-	 * {@code fair} with Redlock, so that it fails now rather than at its first call. A registry
+	 * {@code fair} with Redlock, or a fixed lease longer than it grants, so that it fails now
+	 * rather than at its first call. A registry
 	 * that does not implement {@link LockRegistryIntrospection} is taken to offer every kind.
 	 */
 	private void requireFeatures(String beanName, LockRegistry registry) {
@@ -114,6 +116,14 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 						+ registry.getClass().getSimpleName() + ") does not offer; remove the attribute or use "
 						+ "a registry with fair locks (RedisLockRegistry, on one Redis, offers them; Redlock over "
 						+ "distlock.redlock.nodes does not)");
+			}
+			Duration maxLease = introspection.maxLeaseTime().orElse(null);
+			if (definition.leaseTime() != null && maxLease != null && definition.leaseTime().compareTo(maxLease) > 0) {
+				throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod()
+						+ ": attribute 'leaseTime' '" + definition.leaseTime() + "' is longer than LockRegistry bean '"
+						+ beanName + "' (" + registry.getClass().getSimpleName() + ") grants ('" + maxLease
+						+ "', the Redlock restart delay distlock.redlock.restart-delay); shorten the lease or raise"
+						+ " the delay");
 			}
 		}
 	}

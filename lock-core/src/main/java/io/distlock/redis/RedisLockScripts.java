@@ -96,6 +96,40 @@ final class RedisLockScripts {
 			""", ReturnType.INTEGER);
 
 	/**
+	 * {@link #ACQUIRE} on a Redlock node that must sit out a restart delay after losing its data.
+	 * The node's epoch key, kept without a TTL, holds the server time (ms) from which the node
+	 * may vote: a node that restarted empty, or was flushed, has lost it with the locks. Then the
+	 * first acquire stamps the epoch with now plus the delay and, like every acquire before that
+	 * time, refuses: the locks the node held before its loss may still be held through the other
+	 * nodes until the longest lease has run out. A refusal answers {@code -2 - time left}, as a
+	 * lock taken for that long would.
+	 * <p>
+	 * KEYS: lock, fence, waiting, epoch. ARGV: owner, lease ms, fence retention ms, wait ms,
+	 * restart delay ms. Returns the token, or {@code -2 - holder pttl} (or the time left). A
+	 * starting registry sets the epoch of a deployment new to distlock to 0 with {@code SET NX}.
+	 */
+	static final LuaScript ACQUIRE_AFTER_RESTART_DELAY = new LuaScript("acquire-after-restart-delay", MINT + """
+			local now = redis.call('time')
+			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+			local votesFrom = tonumber(redis.call('get', KEYS[4]))
+			if not votesFrom then
+			  votesFrom = nowMs + tonumber(ARGV[5])
+			  redis.call('set', KEYS[4], string.format('%.0f', votesFrom))
+			end
+			if nowMs < votesFrom then
+			  return -2 - (votesFrom - nowMs)
+			end
+			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+			  return mint(now, KEYS[2], ARGV[3])
+			end
+			local wait = tonumber(ARGV[4])
+			if wait > 0 and redis.call('pttl', KEYS[3]) < wait then
+			  redis.call('set', KEYS[3], '1', 'PX', wait)
+			end
+			return -2 - redis.call('pttl', KEYS[1])
+			""", ReturnType.INTEGER);
+
+	/**
 	 * Delete a lock only if the caller still owns it, and publish the release only when some
 	 * process waits for it: a write lock, or an exclusive lock never handed between threads of
 	 * its process (no local token to record, so the fence key is not touched).
@@ -427,7 +461,8 @@ final class RedisLockScripts {
 	}
 
 	/** Every script, for loading ahead of use. */
-	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, RELEASE_EXCLUSIVE,
+	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, ACQUIRE_AFTER_RESTART_DELAY,
+			RELEASE, RELEASE_EXCLUSIVE,
 			KEEP_UNLESS_AWAITED, RENEW, FAIR_ACQUIRE, FAIR_RELEASE,
 			WRITE_ACQUIRE, READ_ACQUIRE, READ_RELEASE, READ_RENEW, RENEW_OR_RECREATE, IS_HELD);
 

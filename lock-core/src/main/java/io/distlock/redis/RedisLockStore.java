@@ -58,6 +58,9 @@ public final class RedisLockStore implements LockStore {
 	/** The channel a release that someone waits for is published on; empty to publish nothing. */
 	private final byte[] releaseChannel;
 
+	/** A Redlock node's restart delay in milliseconds, or {@code null} for none. */
+	private final byte[] restartDelayMillis;
+
 	/**
 	 * Create a store on one Redis node that publishes a release someone waits for (pub/sub
 	 * waiting).
@@ -82,13 +85,38 @@ public final class RedisLockStore implements LockStore {
 	 */
 	public static RedisLockStore forNode(RedisConnectionFactory connectionFactory, String keyPrefix,
 			Duration fenceRetentionTime, boolean publishReleases) {
+		return forNode(connectionFactory, keyPrefix, fenceRetentionTime, publishReleases, null);
+	}
+
+	/**
+	 * Create a store on one Redlock node that, with a restart delay, grants nothing for that
+	 * long after it lost its data (a restart without persistence, a flush): until then the
+	 * locks it held may still be held through the other nodes. The node's epoch key, kept
+	 * without a TTL, tells when it may grant again; see {@link #startEpoch()}.
+	 * @param connectionFactory the node's connection factory
+	 * @param keyPrefix the prefix of every key
+	 * @param fenceRetentionTime how long the last fencing token of a key is kept
+	 * @param publishReleases whether a release that someone waits for is published (pub/sub
+	 * waiting); without it, waiters poll
+	 * @param restartDelay how long the node sits out after losing its data, at least the
+	 * longest lease; {@code null} for no delay
+	 * @return the store
+	 */
+	public static RedisLockStore forNode(RedisConnectionFactory connectionFactory, String keyPrefix,
+			Duration fenceRetentionTime, boolean publishReleases, Duration restartDelay) {
 		return new RedisLockStore(connectionFactory, new RedisLockKeys(keyPrefix), fenceRetentionTime, 0,
-				Duration.ofMillis(1), publishReleases);
+				Duration.ofMillis(1), publishReleases, restartDelay);
 	}
 
 	RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockKeys keys, Duration fenceRetentionTime,
 			int replicas, Duration replicaTimeout, boolean publishReleases) {
+		this(connectionFactory, keys, fenceRetentionTime, replicas, replicaTimeout, publishReleases, null);
+	}
+
+	private RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockKeys keys, Duration fenceRetentionTime,
+			int replicas, Duration replicaTimeout, boolean publishReleases, Duration restartDelay) {
 		this.connectionFactory = connectionFactory;
+		this.restartDelayMillis = (restartDelay != null) ? millis(restartDelay) : null;
 		this.keys = keys;
 		// Without pub/sub waiters poll, and the server may refuse PUBLISH: an empty channel
 		// makes the release scripts publish nothing, while waiters still mark that they wait.
@@ -142,8 +170,17 @@ public final class RedisLockStore implements LockStore {
 		byte[][] keysAndArgs;
 		switch (mode) {
 			case EXCLUSIVE -> {
-				script = RedisLockScripts.ACQUIRE;
-				keysAndArgs = keysAndArgs(args, this.keys.lock(key), this.keys.fence(key), this.keys.waiting(key));
+				if (this.restartDelayMillis != null) {
+					script = RedisLockScripts.ACQUIRE_AFTER_RESTART_DELAY;
+					args = new byte[][] { args[0], args[1], args[2], args[3], this.restartDelayMillis };
+					keysAndArgs = keysAndArgs(args, this.keys.lock(key), this.keys.fence(key), this.keys.waiting(key),
+							this.keys.epoch());
+				}
+				else {
+					script = RedisLockScripts.ACQUIRE;
+					keysAndArgs = keysAndArgs(args, this.keys.lock(key), this.keys.fence(key),
+							this.keys.waiting(key));
+				}
 			}
 			case FAIR -> {
 				script = RedisLockScripts.FAIR_ACQUIRE;
@@ -360,6 +397,31 @@ public final class RedisLockStore implements LockStore {
 			for (LuaScript script : RedisLockScripts.ALL) {
 				script.load(connection);
 			}
+		}
+	}
+
+	/**
+	 * Return whether this Redlock node has an epoch (see
+	 * {@link #forNode(RedisConnectionFactory, String, Duration, boolean, Duration)}): it has not
+	 * lost its data since distlock last acquired on it with a restart delay. Blocking; called
+	 * once, when a Redlock registry starts.
+	 * @return whether the epoch key exists
+	 */
+	public boolean hasEpoch() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return Boolean.TRUE.equals(connection.keyCommands().exists(this.keys.epoch()));
+		}
+	}
+
+	/**
+	 * Let this Redlock node vote at once unless it has an epoch already: for the nodes of a
+	 * deployment new to distlock, where no lock can have been lost. Blocking; called once, when
+	 * a Redlock registry starts and finds no epoch on a quorum of its nodes.
+	 * @return whether the epoch was started (the node had none)
+	 */
+	public boolean startEpoch() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return Boolean.TRUE.equals(connection.stringCommands().setNX(this.keys.epoch(), bytes("0")));
 		}
 	}
 

@@ -60,8 +60,11 @@ public class RedlockRegistry extends AbstractLockRegistry {
 
 	private final RedlockStore store;
 
+	/** How long a node that lost its data sits out, or {@code null} for no delay. */
+	private final Duration restartDelay;
+
 	private RedlockRegistry(Builder builder) {
-		this(builder, new RedlockStore(builder.stores(), builder.perNodeTimeout));
+		this(builder, new RedlockStore(builder.stores(), builder.perNodeTimeout, builder.restartDelay));
 	}
 
 	private RedlockRegistry(Builder builder, RedlockStore store) {
@@ -70,6 +73,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		this.nodes = builder.nodes.size();
 		this.nodeConnectionFactories = List.copyOf(builder.nodes);
 		this.ownedFactories = List.copyOf(builder.ownedFactories);
+		this.restartDelay = builder.restartDelay;
 	}
 
 	/**
@@ -140,6 +144,16 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
+	 * Return the restart delay, when the registry has one: a longer lease could outlast a node's
+	 * time out of the quorums after it lost the lock.
+	 * @return the restart delay, or empty
+	 */
+	@Override
+	public Optional<Duration> maxLeaseTime() {
+		return Optional.ofNullable(this.restartDelay);
+	}
+
+	/**
 	 * Not supported by Redlock (see {@link #supportedFeatures()}).
 	 * @throws LockConfigurationException always
 	 */
@@ -181,6 +195,11 @@ public class RedlockRegistry extends AbstractLockRegistry {
 			// Best effort: nodes that are down now are retried by every acquisition.
 			logger.warn("Only " + warmUp.answered() + " of " + this.nodes + " Redlock nodes answered at startup");
 		}
+		for (int node : warmUp.sittingOut()) {
+			logger.warn("Redlock node '" + nodeNames.get(node) + "' lost its data since distlock last used it (it "
+					+ "restarted without persistence, or was flushed), while other nodes kept theirs: it counts towards "
+					+ "no quorum until the restart delay has passed after the first acquisition on it");
+		}
 		Map<String, Integer> firstWithId = new HashMap<>();
 		for (int i = 0; i < warmUp.replicationIds().size(); i++) {
 			Optional<String> id = warmUp.replicationIds().get(i);
@@ -220,6 +239,8 @@ public class RedlockRegistry extends AbstractLockRegistry {
 
 		private Duration minValidity = Duration.ZERO;
 
+		private Duration restartDelay;
+
 		private Builder(List<RedisConnectionFactory> nodes, List<String> uris) {
 			this.nodes = nodes;
 			this.uris = uris;
@@ -254,6 +275,23 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		 */
 		public Builder minValidity(Duration minValidity) {
 			this.minValidity = minValidity;
+			return this;
+		}
+
+		/**
+		 * Keep a node that lost its data (a restart without persistence, a flush) out of every
+		 * quorum for this long: the delayed restart of the Redlock analysis, enforced by the
+		 * nodes themselves rather than by how you restart them. Each node keeps an epoch key
+		 * without a TTL, which goes with its data; a node found without one grants nothing until
+		 * the delay has passed after the first acquisition on it. A registry that finds no epoch
+		 * on any node that answers (at least a quorum) takes the deployment as new and lets the
+		 * nodes vote at once. Leases, fixed or extended, may not be longer than the delay.
+		 * @param restartDelay the delay, at least the lease time; {@code null} (the default) for
+		 * none, when every node runs with {@code appendonly yes} and {@code appendfsync always}
+		 * @return this builder
+		 */
+		public Builder restartDelay(Duration restartDelay) {
+			this.restartDelay = restartDelay;
 			return this;
 		}
 
@@ -306,6 +344,10 @@ public class RedlockRegistry extends AbstractLockRegistry {
 			if (leaseTime() == null || leaseTime().compareTo(needed) <= 0) {
 				throw new LockConfigurationException("leaseTime '" + leaseTime() + "' must be longer than "
 						+ "perNodeTimeout + drift + minValidity ('" + needed + "'), or no grant could ever be valid");
+			}
+			if (this.restartDelay != null && this.restartDelay.compareTo(leaseTime()) < 0) {
+				throw new LockConfigurationException("restartDelay '" + this.restartDelay + "' must be at least the "
+						+ "leaseTime '" + leaseTime() + "': a node that lost a lock could vote again while it is held");
 			}
 			if (!this.uris.isEmpty()) {
 				createFactories();
@@ -398,8 +440,8 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		private List<RedisLockStore> stores() {
 			List<RedisLockStore> stores = new ArrayList<>();
 			for (RedisConnectionFactory node : this.nodes) {
-				stores.add(RedisLockStore.forNode(node, keyPrefix(), fenceRetentionTime(),
-						publishesReleases()));
+				stores.add(RedisLockStore.forNode(node, keyPrefix(), fenceRetentionTime(), publishesReleases(),
+						this.restartDelay));
 			}
 			return stores;
 		}
