@@ -70,6 +70,14 @@ public class DistlockProperties implements InitializingBean {
 	private Duration fenceRetentionTime = Duration.ofMinutes(10);
 
 	/**
+	 * Longest lease, extension or hold-at-least a lock may have: a holder that dies keeps the
+	 * lock that long. A longer fixed leaseTime or holdAtLeast on @DistributedLock fails at
+	 * startup, a longer one asked for in code with IllegalArgumentException. At least
+	 * distlock.lease-time and at most 365 days.
+	 */
+	private Duration maxLeaseTime = AbstractRedisRegistryBuilder.DEFAULT_MAX_LEASE_TIME;
+
+	/**
 	 * Order of the lock advice. Must be lower than the transaction advice's order, so that a
 	 * lock is taken before a transaction begins and released after it ends.
 	 */
@@ -154,6 +162,14 @@ public class DistlockProperties implements InitializingBean {
 
 	public void setRetryInterval(Duration retryInterval) {
 		this.retryInterval = retryInterval;
+	}
+
+	public Duration getMaxLeaseTime() {
+		return this.maxLeaseTime;
+	}
+
+	public void setMaxLeaseTime(Duration maxLeaseTime) {
+		this.maxLeaseTime = maxLeaseTime;
 	}
 
 	public Duration getFenceRetentionTime() {
@@ -245,6 +261,13 @@ public class DistlockProperties implements InitializingBean {
 							+ " from every lease leaves too little validity)");
 		}
 		requirePositive("distlock.fence-retention-time", this.fenceRetentionTime);
+		requirePositive("distlock.max-lease-time", this.maxLeaseTime);
+		if (this.maxLeaseTime.compareTo(this.leaseTime) < 0
+				|| this.maxLeaseTime.compareTo(AbstractRedisRegistryBuilder.LIMIT_MAX_LEASE_TIME) > 0) {
+			throw new InvalidLockPropertyException("distlock.max-lease-time", this.maxLeaseTime,
+					"must be at least distlock.lease-time '" + this.leaseTime + "' and at most "
+							+ AbstractRedisRegistryBuilder.LIMIT_MAX_LEASE_TIME.toDays() + " days");
+		}
 		if (this.renewalInterval != null) {
 			requirePositive("distlock.renewal-interval", this.renewalInterval);
 			if (this.renewalInterval.compareTo(AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL) < 0) {

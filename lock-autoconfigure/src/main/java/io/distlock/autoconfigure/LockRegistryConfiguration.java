@@ -41,6 +41,7 @@ class LockRegistryConfiguration {
 			.renewalInterval(properties.effectiveRenewalInterval())
 			.waitStrategy(properties.getWaitStrategy())
 			.fenceRetentionTime(properties.getFenceRetentionTime())
+			.maxLeaseTime(properties.getMaxLeaseTime())
 			.perNodeTimeout(redlock.getPerNodeTimeout())
 			.driftFactor(redlock.getDriftFactor())
 			.minValidity(redlock.getMinValidity())
@@ -64,6 +65,7 @@ class LockRegistryConfiguration {
 			.renewalInterval(properties.effectiveRenewalInterval())
 			.waitStrategy(properties.getWaitStrategy())
 			.fenceRetentionTime(properties.getFenceRetentionTime())
+			.maxLeaseTime(properties.getMaxLeaseTime())
 			.localHandoff(properties.getLocalHandoff().getMaxHandoffs(), properties.getLocalHandoff().getMaxTime())
 			.keyspaceEvents(properties.getLossDetection().isKeyspaceEvents())
 			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));

@@ -104,9 +104,20 @@ public interface DistLock extends Lock {
 	@Override
 	boolean tryLock();
 
+	/**
+	 * As {@link #tryLock(Duration)}: a time of zero or less tries once, and one too long for a
+	 * {@link Duration} (such as {@code Long.MAX_VALUE} days) waits {@link LockRequest#MAX_WAIT_TIME}.
+	 */
 	@Override
 	default boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-		return tryLock(Duration.of(time, unit.toChronoUnit()));
+		Duration waitTime;
+		try {
+			waitTime = (time <= 0) ? Duration.ZERO : Duration.of(time, unit.toChronoUnit());
+		}
+		catch (ArithmeticException ex) {
+			waitTime = LockRequest.MAX_WAIT_TIME;
+		}
+		return tryLock(waitTime);
 	}
 
 	/**

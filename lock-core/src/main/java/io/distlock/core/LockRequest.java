@@ -33,6 +33,12 @@ public final class LockRequest {
 	 */
 	public static final Duration MIN_LEASE_TIME = Duration.ofMillis(10);
 
+	/**
+	 * The longest wait a request counts, some 146 years: a longer one, such as
+	 * {@code Duration.ofDays(Long.MAX_VALUE)}, waits this long instead of overflowing a deadline.
+	 */
+	public static final Duration MAX_WAIT_TIME = Duration.ofNanos(Long.MAX_VALUE / 2);
+
 	private final String key;
 
 	private final String name;
@@ -67,7 +73,8 @@ public final class LockRequest {
 
 	/**
 	 * Return a copy of this request that waits at most the given time for the lock.
-	 * @param waitTime the maximum wait, zero or positive
+	 * @param waitTime the maximum wait, zero or positive; longer than {@link #MAX_WAIT_TIME}
+	 * waits that long
 	 * @return a new request
 	 */
 	public LockRequest waitTime(Duration waitTime) {
@@ -75,7 +82,8 @@ public final class LockRequest {
 		if (waitTime.isNegative()) {
 			throw new IllegalArgumentException("waitTime must not be negative but was '" + waitTime + "'");
 		}
-		return new LockRequest(this.key, this.name, waitTime, this.leaseTime, this.ownedByThread, this.fair);
+		return new LockRequest(this.key, this.name, boundedWait(waitTime), this.leaseTime, this.ownedByThread,
+				this.fair);
 	}
 
 	/**
@@ -173,6 +181,15 @@ public final class LockRequest {
 	 */
 	public Duration leaseTime() {
 		return this.leaseTime;
+	}
+
+	/**
+	 * Return a wait time as a request counts it: at most {@link #MAX_WAIT_TIME}.
+	 * @param waitTime the wait time
+	 * @return the wait time, or {@link #MAX_WAIT_TIME} if it is longer
+	 */
+	public static Duration boundedWait(Duration waitTime) {
+		return (waitTime.compareTo(MAX_WAIT_TIME) > 0) ? MAX_WAIT_TIME : waitTime;
 	}
 
 	/**

@@ -201,6 +201,15 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	}
 
 	/**
+	 * Return the longest lease this registry grants ({@code maxLeaseTime} of its builder).
+	 * @return the longest lease
+	 */
+	@Override
+	public Optional<Duration> maxLeaseTime() {
+		return Optional.of(this.settings.maxLeaseTime());
+	}
+
+	/**
 	 * Return the leases this registry holds now, one per grant.
 	 * @return a snapshot of the held leases
 	 */
@@ -408,7 +417,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		HoldRequest.Holder holder = (waiter != HoldRequest.Waiter.CONTINUATION && request.ownedByThread())
 				? HoldRequest.Holder.THREAD : HoldRequest.Holder.LEASE;
 		return new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, request.key(), request.name(),
-				request.waitTime().toNanos(), request.leaseTime(), holder, waiter);
+				HoldRequest.waitNanos(request.waitTime()), request.leaseTime(), holder, waiter);
 	}
 
 	private HeldLease holdFor(HoldRequest request) {

@@ -124,6 +124,8 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public void release(Duration holdAtLeast) {
+		// Refused before the lease counts as released: a bad argument loses nothing.
+		this.parts.settings().requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
 		if (RELEASED.compareAndSet(this, false, true)) {
 			// Bounded inside: a release waits at most RELEASE_TIMEOUT for the store, then the key
 			// is left to expire. The margin here only covers scheduling.
@@ -139,6 +141,12 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
+		try {
+			this.parts.settings().requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
+		}
+		catch (IllegalArgumentException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 		if (RELEASED.compareAndSet(this, false, true)) {
 			// A grant handed to an asynchronous waiter is taken on this thread once the release
 			// returned, rather than on the timer: asynchronous code released it, so asynchronous

@@ -29,6 +29,19 @@ record HoldRequest(LockMode mode, String key, String name, long waitNanos, Durat
 		return this.waitNanos == WAIT_FOREVER;
 	}
 
+	/**
+	 * Return a wait time in nanoseconds for a request with a deadline: one too long to count
+	 * (some 292 years) waits as long as can be counted, short of {@link #WAIT_FOREVER}.
+	 */
+	static long waitNanos(Duration waitTime) {
+		try {
+			return Math.min(waitTime.toNanos(), WAIT_FOREVER - 1);
+		}
+		catch (ArithmeticException ex) {
+			return WAIT_FOREVER - 1;
+		}
+	}
+
 	boolean ownedByThread() {
 		return this.holder == Holder.THREAD;
 	}

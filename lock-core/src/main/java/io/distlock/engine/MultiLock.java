@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
+import io.distlock.core.LockRequest;
 
 /**
  * Several locks taken all or none, always in one global (sorted) order, so that two multi-locks
@@ -118,7 +119,7 @@ final class MultiLock implements DistLock {
 	}
 
 	private boolean tryLockAll(Duration waitTime, Duration leaseTime) throws InterruptedException {
-		long deadline = System.nanoTime() + waitTime.toNanos();
+		long deadline = System.nanoTime() + LockRequest.boundedWait(waitTime).toNanos();
 		while (true) {
 			List<DistLock> taken = new ArrayList<>();
 			try {

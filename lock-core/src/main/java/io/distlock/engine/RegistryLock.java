@@ -67,7 +67,7 @@ final class RegistryLock implements DistLock {
 		if (waitTime.isNegative()) {
 			waitTime = Duration.ZERO;
 		}
-		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime),
+		return this.registry.lockForThread(this.mode, this.key, HoldRequest.waitNanos(waitTime),
 				HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
 	}
 
@@ -77,7 +77,7 @@ final class RegistryLock implements DistLock {
 			waitTime = Duration.ZERO;
 		}
 		Objects.requireNonNull(leaseTime, "leaseTime must not be null");
-		return this.registry.lockForThread(this.mode, this.key, saturatedNanos(waitTime), leaseTime,
+		return this.registry.lockForThread(this.mode, this.key, HoldRequest.waitNanos(waitTime), leaseTime,
 				HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
 	}
 
@@ -114,15 +114,6 @@ final class RegistryLock implements DistLock {
 	@Override
 	public String toString() {
 		return "DistLock[key='" + this.key + "', mode=" + this.mode + ", heldByCurrentThread=" + isHeldByCurrentThread() + "]";
-	}
-
-	private static long saturatedNanos(Duration duration) {
-		try {
-			return Math.min(duration.toNanos(), HoldRequest.WAIT_FOREVER - 1);
-		}
-		catch (ArithmeticException ex) {
-			return HoldRequest.WAIT_FOREVER - 1;
-		}
 	}
 
 }

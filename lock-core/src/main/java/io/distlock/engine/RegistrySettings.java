@@ -26,10 +26,12 @@ import io.distlock.core.WaitStrategy;
  * turns local handoff off
  * @param maxLocalHandoffTime how long after the store granted it a lock may still be handed to
  * another thread of this process
+ * @param maxLeaseTime the longest lease, extension or hold-at-least this registry grants: a holder
+ * that dies keeps the lock that long
  */
 public record RegistrySettings(Duration leaseTime, Duration renewalInterval, WaitStrategy waitStrategy,
 		Duration retryInterval, LockListener listener, String instanceId, double driftFactor, Duration minValidity,
-		int maxLocalHandoffs, Duration maxLocalHandoffTime) {
+		int maxLocalHandoffs, Duration maxLocalHandoffTime, Duration maxLeaseTime) {
 
 	/** The default drift factor: 1% of the lease, as Redlock prescribes. */
 	public static final double DEFAULT_DRIFT_FACTOR = 0.01;
@@ -56,6 +58,15 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 
 	/** The default time a lock may be handed around locally after the store granted it. */
 	public static final Duration DEFAULT_MAX_LOCAL_HANDOFF_TIME = Duration.ofMillis(50);
+
+	/** The default longest lease: a day (reliability catalogue B13). */
+	public static final Duration DEFAULT_MAX_LEASE_TIME = Duration.ofHours(24);
+
+	/**
+	 * The largest longest lease a registry may be given: a year, so that every deadline a lease
+	 * sets is far from overflowing a count of nanoseconds.
+	 */
+	public static final Duration LIMIT_MAX_LEASE_TIME = Duration.ofDays(365);
 
 	/** The shortest renewal interval the watchdog accepts. */
 	public static final Duration MIN_RENEWAL_INTERVAL = Duration.ofMillis(10);
@@ -102,11 +113,16 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 					+ " but was '" + maxLocalHandoffs + "'");
 		}
 		requirePositive("maxLocalHandoffTime", maxLocalHandoffTime);
+		Objects.requireNonNull(maxLeaseTime, "maxLeaseTime must not be null");
+		if (maxLeaseTime.compareTo(leaseTime) < 0 || maxLeaseTime.compareTo(LIMIT_MAX_LEASE_TIME) > 0) {
+			throw new LockConfigurationException("maxLeaseTime '" + maxLeaseTime + "' must be at least leaseTime '"
+					+ leaseTime + "' and at most " + LIMIT_MAX_LEASE_TIME.toDays() + " days");
+		}
 	}
 
 	/**
-	 * Create settings with the default drift factor, no minimum validity and the default local
-	 * handoff limits.
+	 * Create settings with the default drift factor, no minimum validity, the default local
+	 * handoff limits and the default longest lease (or the lease time, if it is longer).
 	 * @param leaseTime the lease of a grant renewed by the watchdog
 	 * @param renewalInterval how often the watchdog renews a held grant
 	 * @param waitStrategy how waiters learn that a lock was released
@@ -117,7 +133,9 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	public RegistrySettings(Duration leaseTime, Duration renewalInterval, WaitStrategy waitStrategy,
 			Duration retryInterval, LockListener listener, String instanceId) {
 		this(leaseTime, renewalInterval, waitStrategy, retryInterval, listener, instanceId, DEFAULT_DRIFT_FACTOR,
-				Duration.ZERO, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HANDOFF_TIME);
+				Duration.ZERO, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HANDOFF_TIME,
+				(leaseTime != null && leaseTime.compareTo(DEFAULT_MAX_LEASE_TIME) > 0) ? leaseTime
+						: DEFAULT_MAX_LEASE_TIME);
 	}
 
 	/**
@@ -128,7 +146,8 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	 */
 	public RegistrySettings withLocalHandoff(int maxHandoffs, Duration maxTime) {
 		return new RegistrySettings(this.leaseTime, this.renewalInterval, this.waitStrategy, this.retryInterval,
-				this.listener, this.instanceId, this.driftFactor, this.minValidity, maxHandoffs, maxTime);
+				this.listener, this.instanceId, this.driftFactor, this.minValidity, maxHandoffs, maxTime,
+				this.maxLeaseTime);
 	}
 
 	/**
@@ -184,15 +203,31 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	 * drift margin is kept back.
 	 * @param leaseTime the lease
 	 * @param what what the lease is called where it was given, for the message
-	 * @throws IllegalArgumentException if the lease is too short
+	 * @throws IllegalArgumentException if the lease is too short, or longer than
+	 * {@link #maxLeaseTime()}
 	 */
 	public void requireGrantable(Duration leaseTime, String what) {
 		LockRequest.requireMinLease(leaseTime, what);
+		requireAtMostMaxLease(leaseTime, what);
 		Duration validity = leaseTime.minus(driftMarginOf(leaseTime));
 		if (validity.compareTo(this.minValidity) <= 0) {
 			throw new IllegalArgumentException(what + " '" + leaseTime + "' leaves " + validity.toMillis()
 					+ "ms of validity after the drift margin, not more than this registry's minValidity '"
 					+ this.minValidity + "': no grant could be relied on");
+		}
+	}
+
+	/**
+	 * Refuse a time a grant would be kept in the store that is longer than
+	 * {@link #maxLeaseTime()}.
+	 * @param time the lease, extension or hold-at-least
+	 * @param what what it is called where it was given, for the message
+	 * @throws IllegalArgumentException if it is longer
+	 */
+	public void requireAtMostMaxLease(Duration time, String what) {
+		if (time.compareTo(this.maxLeaseTime) > 0) {
+			throw new IllegalArgumentException(what + " '" + time + "' is longer than this registry's maxLeaseTime '"
+					+ this.maxLeaseTime + "': a holder that dies would keep the lock that long");
 		}
 	}
 

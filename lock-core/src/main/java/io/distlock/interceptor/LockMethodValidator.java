@@ -118,13 +118,18 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 						+ "distlock.redlock.nodes does not)");
 			}
 			Duration maxLease = introspection.maxLeaseTime().orElse(null);
-			if (definition.leaseTime() != null && maxLease != null && definition.leaseTime().compareTo(maxLease) > 0) {
-				throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod()
-						+ ": attribute 'leaseTime' '" + definition.leaseTime() + "' is longer than LockRegistry bean '"
-						+ beanName + "' (" + registry.getClass().getSimpleName() + ") grants ('" + maxLease
-						+ "', the Redlock restart delay distlock.redlock.restart-delay); shorten the lease or raise"
-						+ " the delay");
-			}
+			requireAtMost(definition, "leaseTime", definition.leaseTime(), maxLease, beanName, registry);
+			requireAtMost(definition, "holdAtLeast", definition.holdAtLeast(), maxLease, beanName, registry);
+		}
+	}
+
+	private static void requireAtMost(LockDefinition definition, String attribute, Duration time, Duration maxLease,
+			String beanName, LockRegistry registry) {
+		if (time != null && maxLease != null && time.compareTo(maxLease) > 0) {
+			throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod() + ": attribute '"
+					+ attribute + "' '" + time + "' is longer than the longest lease LockRegistry bean '" + beanName
+					+ "' (" + registry.getClass().getSimpleName() + ") grants ('" + maxLease + "'); shorten it, or"
+					+ " raise distlock.max-lease-time (with Redlock, also distlock.redlock.restart-delay)");
 		}
 	}
 

@@ -37,7 +37,7 @@ final class LockSet {
 	 */
 	static LockSet acquire(LockRegistry registry, LockDefinition definition, List<String> sortedKeys,
 			Duration waitTime) {
-		long deadline = System.nanoTime() + waitTime.toNanos();
+		long deadline = System.nanoTime() + LockRequest.boundedWait(waitTime).toNanos();
 		boolean async = definition.resultKind() == ResultKind.COMPLETION_STAGE;
 		List<LockLease> acquired = new ArrayList<>(sortedKeys.size());
 		try {

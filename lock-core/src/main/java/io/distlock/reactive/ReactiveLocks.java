@@ -14,6 +14,7 @@ import reactor.core.publisher.Mono;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRegistryIntrospection;
 import io.distlock.core.LockRequest;
 
 /**
@@ -122,12 +123,20 @@ public final class ReactiveLocks {
 	 * @param body called with the leases, in key order, once every lock is granted
 	 * @return a {@code Flux} that locks on each subscription
 	 * @throws IllegalArgumentException if there are no requests, two name the same key, or
-	 * {@code holdAtLeast} is negative
+	 * {@code holdAtLeast} is negative or longer than the registry's
+	 * {@link LockRegistryIntrospection#maxLeaseTime() longest lease}
 	 */
 	public static <T> Flux<T> withLocksMany(LockRegistry registry, List<LockRequest> requests, Duration holdAtLeast,
 			Function<List<LockLease>, ? extends Publisher<T>> body) {
 		if (holdAtLeast.isNegative()) {
 			throw new IllegalArgumentException("holdAtLeast must not be negative: " + holdAtLeast);
+		}
+		Duration maxLease = (registry instanceof LockRegistryIntrospection introspection)
+				? introspection.maxLeaseTime().orElse(null) : null;
+		if (maxLease != null && holdAtLeast.compareTo(maxLease) > 0) {
+			// Refused now: at release time the locks would stay held.
+			throw new IllegalArgumentException("holdAtLeast '" + holdAtLeast + "' is longer than the registry's "
+					+ "maxLeaseTime '" + maxLease + "': a holder that dies would keep the lock that long");
 		}
 		return ReactiveHold.hold(registry, sorted(requests), holdAtLeast, body);
 	}

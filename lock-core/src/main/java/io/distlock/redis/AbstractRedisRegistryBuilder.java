@@ -32,6 +32,12 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	/** The default time a lock may be handed around locally after Redis granted it. */
 	public static final Duration DEFAULT_MAX_LOCAL_HANDOFF_TIME = RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME;
 
+	/** The default longest lease, extension or hold-at-least: a day. */
+	public static final Duration DEFAULT_MAX_LEASE_TIME = RegistrySettings.DEFAULT_MAX_LEASE_TIME;
+
+	/** The largest longest lease a registry may be given: 365 days. */
+	public static final Duration LIMIT_MAX_LEASE_TIME = RegistrySettings.LIMIT_MAX_LEASE_TIME;
+
 	private String keyPrefix = RedisLockRegistry.DEFAULT_KEY_PREFIX;
 
 	private Duration leaseTime = DEFAULT_LEASE_TIME;
@@ -51,6 +57,8 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	private int maxLocalHandoffs = DEFAULT_MAX_LOCAL_HANDOFFS;
 
 	private Duration maxLocalHandoffTime = DEFAULT_MAX_LOCAL_HANDOFF_TIME;
+
+	private Duration maxLeaseTime = DEFAULT_MAX_LEASE_TIME;
 
 	/**
 	 * Create a builder with the default options.
@@ -162,6 +170,19 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	}
 
 	/**
+	 * Set the longest lease the registry grants: a fixed lease, an extension or a hold-at-least
+	 * beyond it is refused with an {@code IllegalArgumentException} before anything reaches
+	 * Redis, since a holder that dies keeps the lock that long (reliability catalogue B13).
+	 * @param maxLeaseTime the longest lease, at least the lease time and at most 365 days;
+	 * default 24 hours
+	 * @return this builder
+	 */
+	public B maxLeaseTime(Duration maxLeaseTime) {
+		this.maxLeaseTime = maxLeaseTime;
+		return self();
+	}
+
+	/**
 	 * Return the renewal interval used when none is set: a third of the lease.
 	 * @param leaseTime the lease
 	 * @return the default renewal interval
@@ -234,7 +255,7 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 				: RegistrySettings.defaultRetryInterval(this.waitStrategy);
 		String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
 		return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id, driftFactor,
-				minValidity, this.maxLocalHandoffs, this.maxLocalHandoffTime);
+				minValidity, this.maxLocalHandoffs, this.maxLocalHandoffTime, this.maxLeaseTime);
 	}
 
 	@SuppressWarnings("unchecked")

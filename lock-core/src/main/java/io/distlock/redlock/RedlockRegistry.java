@@ -144,13 +144,15 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
-	 * Return the restart delay, when the registry has one: a longer lease could outlast a node's
-	 * time out of the quorums after it lost the lock.
-	 * @return the restart delay, or empty
+	 * Return the longest lease: the builder's {@code maxLeaseTime}, or the restart delay if it is
+	 * shorter, as a longer lease could outlast a node's time out of the quorums after it lost the
+	 * lock.
+	 * @return the longest lease
 	 */
 	@Override
 	public Optional<Duration> maxLeaseTime() {
-		return Optional.ofNullable(this.restartDelay);
+		Duration max = super.maxLeaseTime().orElseThrow();
+		return Optional.of((this.restartDelay != null && this.restartDelay.compareTo(max) < 0) ? this.restartDelay : max);
 	}
 
 	/**

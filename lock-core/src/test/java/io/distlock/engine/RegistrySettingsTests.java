@@ -58,7 +58,8 @@ class RegistrySettingsTests {
 		RegistrySettings settings = new RegistrySettings(Duration.ofSeconds(30), Duration.ofSeconds(10),
 				WaitStrategy.PUB_SUB, Duration.ofSeconds(1), new LockListener() {
 				}, "instance", RegistrySettings.DEFAULT_DRIFT_FACTOR, Duration.ofMillis(20),
-				RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS, RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME);
+				RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS, RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME,
+				RegistrySettings.DEFAULT_MAX_LEASE_TIME);
 		assertThatIllegalArgumentException().isThrownBy(() -> settings.requireGrantable(Duration.ofMillis(5), "leaseTime"))
 			.withMessageStartingWith("leaseTime must be at least 10ms");
 		// 22ms keeps back 2.22ms of drift: 19ms of validity is not more than the 20ms minimum.
