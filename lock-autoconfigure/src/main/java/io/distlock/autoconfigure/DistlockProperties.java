@@ -345,18 +345,20 @@ public class DistlockProperties implements InitializingBean {
 		private Duration minValidity = Duration.ZERO;
 
 		/**
-		 * What to do at startup when a Redlock node keeps no append-only file (appendonly no), so
-		 * that a crash and an immediate restart empty it: warn, strict (refuse to start, also when
-		 * fewer than a quorum of nodes can be read) or off. Not checked when restart-delay is set.
+		 * What to do at startup when a Redlock node may lose grants in a crash: no append-only
+		 * file (appendonly no), or one not fsynced on every write (appendfsync other than always):
+		 * warn, strict (refuse to start, also when fewer than a quorum of nodes can be read) or
+		 * off. Not checked when restart-delay is set.
 		 */
 		private StoreCheck persistenceCheck = StoreCheck.WARN;
 
 		/**
-		 * How long a Redlock node that lost its data (restarted without persistence, or flushed)
-		 * is kept out of every quorum, enforced by distlock through an epoch key on each node: the
-		 * delayed restart that makes nodes without appendonly yes and appendfsync always safe.
-		 * At least distlock.lease-time; no lease, fixed or extended, may be longer. Setting it
-		 * turns off the persistence check. None by default.
+		 * How long a Redlock node counts towards no quorum after its server started, enforced by
+		 * each node's acquire script from its uptime: the delayed restart that makes nodes safe
+		 * whatever they restart with (no persistence, an RDB snapshot, an append-only file that
+		 * missed its last second). At least distlock.lease-time; it also caps
+		 * distlock.max-lease-time. Nodes that all just started wait it once. INFO must be allowed
+		 * in scripts. Setting it turns off the persistence check.
 		 */
 		private Duration restartDelay;
 

@@ -50,10 +50,10 @@ class RedlockPersistenceCheckTests {
 		redlock(durable, volatileNode, durable2).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains("Distributed locks: the Redlock node 127.0.0.1:" + volatileNode.port() + " "
-					+ WARNING + ": if it crashes and comes back at once, empty, another instance can count it towards "
-					+ "a quorum for a lock that is still held")
-				.contains("declare that with distlock.redlock.restart-delay, or set "
-						+ "distlock.redlock.persistence-check=strict to refuse to start")
+					+ WARNING + ": if it crashes and comes back at once, empty or from its last snapshot, another "
+					+ "instance can count it towards a quorum for a lock that is still held")
+				.contains("set distlock.redlock.restart-delay so that a restarted node sits out until every lease it "
+						+ "may have lost has run out, or set distlock.redlock.persistence-check=strict to refuse to start")
 				.doesNotContain("127.0.0.1:" + durable.port() + " keeps no")
 				.doesNotContain("127.0.0.1:" + durable2.port() + " keeps no");
 		});
@@ -74,6 +74,19 @@ class RedlockPersistenceCheckTests {
 	}
 
 	@Test
+	void aNodeThatFsyncsEverySecondIsReported(CapturedOutput output) {
+		try (RedisServer everySecond = RedisServer.start("--appendonly", "yes", "--appendfsync", "everysec")) {
+			redlock(durable, everySecond, durable2).run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Distributed locks: the Redlock node 127.0.0.1:" + everySecond.port()
+						+ " fsyncs its append-only file only now and then (appendfsync everysec): a power loss or an "
+						+ "OS crash can lose its last grants")
+					.doesNotContain("127.0.0.1:" + durable.port() + " fsyncs");
+			});
+		}
+	}
+
+	@Test
 	void nodesWithAppendOnlyFilesPassTheStrictCheck(CapturedOutput output) {
 		try (RedisServer durable3 = RedisServer.start("--appendonly", "yes", "--appendfsync", "always")) {
 			redlock(durable, durable2, durable3).withPropertyValues("distlock.redlock.persistence-check=strict")
@@ -85,7 +98,7 @@ class RedlockPersistenceCheckTests {
 	}
 
 	@Test
-	void aDeclaredRestartDelayTurnsTheCheckOff(CapturedOutput output) {
+	void anEnforcedRestartDelayTurnsTheCheckOff(CapturedOutput output) {
 		redlock(durable, volatileNode, durable2)
 			.withPropertyValues("distlock.redlock.persistence-check=strict", "distlock.redlock.restart-delay=1m")
 			.run((context) -> {
@@ -124,7 +137,7 @@ class RedlockPersistenceCheckTests {
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					assertThat(output).contains("Distributed locks: could not read the persistence setting (CONFIG GET "
-							+ "appendonly) of the Redlock node 127.0.0.1:" + down.port());
+							+ "append*) of the Redlock node 127.0.0.1:" + down.port());
 				});
 		}
 		finally {
@@ -145,7 +158,7 @@ class RedlockPersistenceCheckTests {
 					assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
 						.startsWith("Property 'distlock.redlock.persistence-check' with value 'strict' requires "
 								+ "reading the persistence setting, but could not read the persistence setting "
-								+ "(CONFIG GET appendonly) of the Redlock node 127.0.0.1:" + down.port());
+								+ "(CONFIG GET append*) of the Redlock node 127.0.0.1:" + down.port());
 				});
 		}
 		finally {

@@ -183,6 +183,14 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	}
 
 	/**
+	 * Return the longest lease set so far.
+	 * @return the longest lease
+	 */
+	protected Duration maxLeaseTime() {
+		return this.maxLeaseTime;
+	}
+
+	/**
 	 * Return the renewal interval used when none is set: a third of the lease.
 	 * @param leaseTime the lease
 	 * @return the default renewal interval

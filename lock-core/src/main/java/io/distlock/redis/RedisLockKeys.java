@@ -18,8 +18,6 @@ import io.distlock.core.LockKeyException;
  * <li>{@code <prefix>{<key>}:write}, {@code :readers} and {@code :writer-waiting}: a read/write
  * lock's writer, its readers with their expiry, and the mark of a waiting writer that holds
  * back new readers;</li>
- * <li>{@code <prefix>node-epoch}: on a Redlock node with a restart delay, the time from which the
- * node may count towards a quorum (kept without a TTL, so that it goes with the node's data);</li>
  * <li>{@code <prefix>released}: the pub/sub channel of release notifications; a message is the
  * released user key.</li>
  * </ul>
@@ -88,14 +86,6 @@ final class RedisLockKeys {
 
 	byte[] channel() {
 		return this.channel;
-	}
-
-	/**
-	 * Return the key of a Redlock node's epoch, from which time it may vote after losing its data
-	 * (only with a restart delay); outside every lock's hash tag, as a Redlock node is one server.
-	 */
-	byte[] epoch() {
-		return bytes(this.prefix + "node-epoch");
 	}
 
 	static byte[] bytes(String value) {

@@ -96,31 +96,26 @@ final class RedisLockScripts {
 			""", ReturnType.INTEGER);
 
 	/**
-	 * {@link #ACQUIRE} on a Redlock node that must sit out a restart delay after losing its data.
-	 * The node's epoch key, kept without a TTL, holds the server time (ms) from which the node
-	 * may vote: a node that restarted empty, or was flushed, has lost it with the locks. Then the
-	 * first acquire stamps the epoch with now plus the delay and, like every acquire before that
-	 * time, refuses: the locks the node held before its loss may still be held through the other
-	 * nodes until the longest lease has run out. A refusal answers {@code -2 - time left}, as a
-	 * lock taken for that long would.
+	 * {@link #ACQUIRE} on a Redlock node that must sit out a restart delay: a node that started
+	 * less than the delay ago grants nothing, whatever it restarted with (no persistence, an RDB
+	 * snapshot, an append-only file missing its last second), as it may have lost locks that are
+	 * still held through the other nodes until the longest lease has run out. A refusal answers
+	 * {@code -2 - time left}, as a lock taken for that long would. The server's uptime is read
+	 * with {@code INFO server} in whole seconds, the difference of two clock readings rounded
+	 * down, so it may be up to a second more than the real one: a second is taken off, and the
+	 * node sits out up to two seconds longer, never shorter.
 	 * <p>
-	 * KEYS: lock, fence, waiting, epoch. ARGV: owner, lease ms, fence retention ms, wait ms,
-	 * restart delay ms. Returns the token, or {@code -2 - holder pttl} (or the time left). A
-	 * starting registry sets the epoch of a deployment new to distlock to 0 with {@code SET NX}.
+	 * KEYS: lock, fence, waiting. ARGV: owner, lease ms, fence retention ms, wait ms, restart
+	 * delay ms. Returns the token, or {@code -2 - holder pttl} (or the time left).
 	 */
 	static final LuaScript ACQUIRE_AFTER_RESTART_DELAY = new LuaScript("acquire-after-restart-delay", MINT + """
-			local now = redis.call('time')
-			local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-			local votesFrom = tonumber(redis.call('get', KEYS[4]))
-			if not votesFrom then
-			  votesFrom = nowMs + tonumber(ARGV[5])
-			  redis.call('set', KEYS[4], string.format('%.0f', votesFrom))
-			end
-			if nowMs < votesFrom then
-			  return -2 - (votesFrom - nowMs)
+			local uptime = tonumber(string.match(redis.call('info', 'server'), 'uptime_in_seconds:(%d+)'))
+			local left = tonumber(ARGV[5]) - (uptime - 1) * 1000
+			if left > 0 then
+			  return -2 - left
 			end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-			  return mint(now, KEYS[2], ARGV[3])
+			  return mint(redis.call('time'), KEYS[2], ARGV[3])
 			end
 			local wait = tonumber(ARGV[4])
 			if wait > 0 and redis.call('pttl', KEYS[3]) < wait then

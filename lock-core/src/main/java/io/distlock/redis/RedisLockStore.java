@@ -89,17 +89,17 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	/**
-	 * Create a store on one Redlock node that, with a restart delay, grants nothing for that
-	 * long after it lost its data (a restart without persistence, a flush): until then the
-	 * locks it held may still be held through the other nodes. The node's epoch key, kept
-	 * without a TTL, tells when it may grant again; see {@link #startEpoch()}.
+	 * Create a store on one Redlock node that, with a restart delay, grants nothing until its
+	 * server has run for that long: a node that restarted may have lost locks that are still
+	 * held through the other nodes (the delayed restart of the Redlock analysis, enforced by the
+	 * node). Needs {@code INFO} to be allowed in scripts.
 	 * @param connectionFactory the node's connection factory
 	 * @param keyPrefix the prefix of every key
 	 * @param fenceRetentionTime how long the last fencing token of a key is kept
 	 * @param publishReleases whether a release that someone waits for is published (pub/sub
 	 * waiting); without it, waiters poll
-	 * @param restartDelay how long the node sits out after losing its data, at least the
-	 * longest lease; {@code null} for no delay
+	 * @param restartDelay how long the node sits out after it started, at least the longest
+	 * lease; {@code null} for no delay
 	 * @return the store
 	 */
 	public static RedisLockStore forNode(RedisConnectionFactory connectionFactory, String keyPrefix,
@@ -173,8 +173,8 @@ public final class RedisLockStore implements LockStore {
 				if (this.restartDelayMillis != null) {
 					script = RedisLockScripts.ACQUIRE_AFTER_RESTART_DELAY;
 					args = new byte[][] { args[0], args[1], args[2], args[3], this.restartDelayMillis };
-					keysAndArgs = keysAndArgs(args, this.keys.lock(key), this.keys.fence(key), this.keys.waiting(key),
-							this.keys.epoch());
+					keysAndArgs = keysAndArgs(args, this.keys.lock(key), this.keys.fence(key),
+							this.keys.waiting(key));
 				}
 				else {
 					script = RedisLockScripts.ACQUIRE;
@@ -401,27 +401,19 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	/**
-	 * Return whether this Redlock node has an epoch (see
-	 * {@link #forNode(RedisConnectionFactory, String, Duration, boolean, Duration)}): it has not
-	 * lost its data since distlock last acquired on it with a restart delay. Blocking; called
-	 * once, when a Redlock registry starts.
-	 * @return whether the epoch key exists
+	 * Return how long ago the node's server started ({@code uptime_in_seconds} of
+	 * {@code INFO server}). Blocking; called once, when a Redlock registry with a restart delay
+	 * starts and says which nodes still sit it out.
+	 * @return the uptime, or empty when the node does not tell it
 	 */
-	public boolean hasEpoch() {
+	public Optional<Duration> uptime() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			return Boolean.TRUE.equals(connection.keyCommands().exists(this.keys.epoch()));
+			Properties server = connection.serverCommands().info("server");
+			String seconds = (server != null) ? server.getProperty("uptime_in_seconds") : null;
+			return (seconds != null) ? Optional.of(Duration.ofSeconds(Long.parseLong(seconds.trim()))) : Optional.empty();
 		}
-	}
-
-	/**
-	 * Let this Redlock node vote at once unless it has an epoch already: for the nodes of a
-	 * deployment new to distlock, where no lock can have been lost. Blocking; called once, when
-	 * a Redlock registry starts and finds no epoch on a quorum of its nodes.
-	 * @return whether the epoch was started (the node had none)
-	 */
-	public boolean startEpoch() {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			return Boolean.TRUE.equals(connection.stringCommands().setNX(this.keys.epoch(), bytes("0")));
+		catch (RuntimeException ex) {
+			return Optional.empty();
 		}
 	}
 

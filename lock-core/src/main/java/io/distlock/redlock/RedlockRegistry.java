@@ -64,7 +64,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	private final Duration restartDelay;
 
 	private RedlockRegistry(Builder builder) {
-		this(builder, new RedlockStore(builder.stores(), builder.perNodeTimeout, builder.restartDelay));
+		this(builder, new RedlockStore(builder.stores(), builder.perNodeTimeout));
 	}
 
 	private RedlockRegistry(Builder builder, RedlockStore store) {
@@ -144,18 +144,6 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	}
 
 	/**
-	 * Return the longest lease: the builder's {@code maxLeaseTime}, or the restart delay if it is
-	 * shorter, as a longer lease could outlast a node's time out of the quorums after it lost the
-	 * lock.
-	 * @return the longest lease
-	 */
-	@Override
-	public Optional<Duration> maxLeaseTime() {
-		Duration max = super.maxLeaseTime().orElseThrow();
-		return Optional.of((this.restartDelay != null && this.restartDelay.compareTo(max) < 0) ? this.restartDelay : max);
-	}
-
-	/**
 	 * Not supported by Redlock (see {@link #supportedFeatures()}).
 	 * @throws LockConfigurationException always
 	 */
@@ -197,10 +185,15 @@ public class RedlockRegistry extends AbstractLockRegistry {
 			// Best effort: nodes that are down now are retried by every acquisition.
 			logger.warn("Only " + warmUp.answered() + " of " + this.nodes + " Redlock nodes answered at startup");
 		}
-		for (int node : warmUp.sittingOut()) {
-			logger.warn("Redlock node '" + nodeNames.get(node) + "' lost its data since distlock last used it (it "
-					+ "restarted without persistence, or was flushed), while other nodes kept theirs: it counts towards "
-					+ "no quorum until the restart delay has passed after the first acquisition on it");
+		if (this.restartDelay != null) {
+			for (int i = 0; i < warmUp.uptimes().size(); i++) {
+				Optional<Duration> uptime = warmUp.uptimes().get(i);
+				if (uptime.isPresent() && uptime.get().compareTo(this.restartDelay) < 0) {
+					logger.warn("Redlock node '" + nodeNames.get(i) + "' started " + uptime.get().toSeconds() + "s ago: "
+							+ "with a restart delay of " + this.restartDelay + " it counts towards no quorum for about "
+							+ this.restartDelay.minus(uptime.get()).toSeconds() + "s more");
+				}
+			}
 		}
 		Map<String, Integer> firstWithId = new HashMap<>();
 		for (int i = 0; i < warmUp.replicationIds().size(); i++) {
@@ -281,13 +274,15 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		}
 
 		/**
-		 * Keep a node that lost its data (a restart without persistence, a flush) out of every
-		 * quorum for this long: the delayed restart of the Redlock analysis, enforced by the
-		 * nodes themselves rather than by how you restart them. Each node keeps an epoch key
-		 * without a TTL, which goes with its data; a node found without one grants nothing until
-		 * the delay has passed after the first acquisition on it. A registry that finds no epoch
-		 * on any node that answers (at least a quorum) takes the deployment as new and lets the
-		 * nodes vote at once. Leases, fixed or extended, may not be longer than the delay.
+		 * Keep every node out of the quorums until its server has run for this long: the
+		 * delayed restart of the Redlock analysis, enforced by the nodes rather than by how you
+		 * restart them. A node that restarted (without persistence, from an RDB snapshot, or
+		 * from an append-only file that missed its last second) may have lost locks that are
+		 * still held through the other nodes; it grants nothing until every such lease has run
+		 * out. Each node's acquire script reads its uptime ({@code INFO server}, which must be
+		 * allowed in scripts). A deployment whose nodes all just started waits the delay once.
+		 * The longest lease, extension and hold-at-least ({@link #maxLeaseTime(Duration)}) is
+		 * capped by the delay. Every registry on the same nodes must set it.
 		 * @param restartDelay the delay, at least the lease time; {@code null} (the default) for
 		 * none, when every node runs with {@code appendonly yes} and {@code appendfsync always}
 		 * @return this builder
@@ -347,9 +342,15 @@ public class RedlockRegistry extends AbstractLockRegistry {
 				throw new LockConfigurationException("leaseTime '" + leaseTime() + "' must be longer than "
 						+ "perNodeTimeout + drift + minValidity ('" + needed + "'), or no grant could ever be valid");
 			}
-			if (this.restartDelay != null && this.restartDelay.compareTo(leaseTime()) < 0) {
-				throw new LockConfigurationException("restartDelay '" + this.restartDelay + "' must be at least the "
-						+ "leaseTime '" + leaseTime() + "': a node that lost a lock could vote again while it is held");
+			if (this.restartDelay != null) {
+				if (this.restartDelay.compareTo(leaseTime()) < 0) {
+					throw new LockConfigurationException("restartDelay '" + this.restartDelay + "' must be at least the "
+							+ "leaseTime '" + leaseTime() + "': a node that lost a lock could vote again while it is held");
+				}
+				if (this.restartDelay.compareTo(maxLeaseTime()) < 0) {
+					// No lease, extension or hold-at-least may outlast a node's time out of the quorums.
+					maxLeaseTime(this.restartDelay);
+				}
 			}
 			if (!this.uris.isEmpty()) {
 				createFactories();

@@ -34,9 +34,8 @@ import io.distlock.redis.RedisLockStore;
  * the grants only while the nodes' clocks differ by less than the time between the grants.
  * It is not a consensus-backed counter.
  * <p>
- * With a restart delay, a node that lost its data grants nothing for that long (see
- * {@link RedisLockStore#forNode(org.springframework.data.redis.connection.RedisConnectionFactory, String, Duration, boolean, Duration)}),
- * and no lease may be longer than the delay.
+ * With a restart delay, a node grants nothing until its server has run that long (see
+ * {@link RedisLockStore#forNode(org.springframework.data.redis.connection.RedisConnectionFactory, String, Duration, boolean, Duration)}).
  */
 final class RedlockStore implements LockStore {
 
@@ -54,9 +53,6 @@ final class RedlockStore implements LockStore {
 
 	private final Duration perNodeTimeout;
 
-	/** How long a node sits out after losing its data, or {@code null} for no delay. */
-	private final Duration restartDelay;
-
 	/**
 	 * The renewals on their way per grant: one that overlaps another (the watchdog starts the
 	 * next batch once a quorum answered, while a slow node may still run the last) joins it, so
@@ -67,10 +63,9 @@ final class RedlockStore implements LockStore {
 	/** Grants released lately, with when: a renewal computed before the release skips them. */
 	private final Map<String, Long> released = new ConcurrentHashMap<>();
 
-	RedlockStore(List<RedisLockStore> nodes, Duration perNodeTimeout, Duration restartDelay) {
+	RedlockStore(List<RedisLockStore> nodes, Duration perNodeTimeout) {
 		this.nodes = List.copyOf(nodes);
 		this.perNodeTimeout = perNodeTimeout;
-		this.restartDelay = restartDelay;
 		this.quorum = new QuorumCall(this.nodes, perNodeTimeout);
 	}
 
@@ -93,9 +88,6 @@ final class RedlockStore implements LockStore {
 			Duration waitTime) {
 		if (mode != LockMode.EXCLUSIVE) {
 			return CompletableFuture.failedFuture(notExclusive(mode));
-		}
-		if (outlivesRestartDelay(leaseTime)) {
-			return CompletableFuture.failedFuture(longerThanRestartDelay(key, leaseTime));
 		}
 		QuorumCall.Call<Acquisition> call = this.quorum.start(
 				(node) -> node.tryAcquire(LockMode.EXCLUSIVE, key, owner, leaseTime, waitTime), Acquisition::acquired,
@@ -316,9 +308,6 @@ final class RedlockStore implements LockStore {
 		if (grant.mode() != LockMode.EXCLUSIVE) {
 			return CompletableFuture.failedFuture(notExclusive(grant.mode()));
 		}
-		if (outlivesRestartDelay(leaseTime)) {
-			return CompletableFuture.failedFuture(longerThanRestartDelay(grant.key(), leaseTime));
-		}
 		QuorumCall.Call<Boolean> call = this.quorum.start((node) -> node.extend(grant, leaseTime),
 				Boolean::booleanValue, QuorumCall.Until.QUORUM_SUCCEEDED);
 		return call.decided().thenCompose((outcomes) -> {
@@ -397,7 +386,7 @@ final class RedlockStore implements LockStore {
 			Thread thread = new Thread(() -> {
 				try {
 					node.warmUp();
-					done.complete(new NodeState(node.replicationId(), this.restartDelay == null || node.hasEpoch()));
+					done.complete(new NodeState(node.replicationId(), node.uptime()));
 				}
 				catch (RuntimeException ex) {
 					done.completeExceptionally(ex);
@@ -426,43 +415,13 @@ final class RedlockStore implements LockStore {
 		List<Optional<String>> replicationIds = states.stream()
 			.map((state) -> (state != null) ? state.replicationId() : Optional.<String>empty())
 			.toList();
-		return new WarmUp(answered, replicationIds, sittingOut(states, answered));
+		List<Optional<Duration>> uptimes = states.stream()
+			.map((state) -> (state != null) ? state.uptime() : Optional.<Duration>empty())
+			.toList();
+		return new WarmUp(answered, replicationIds, uptimes);
 	}
 
-	/**
-	 * With a restart delay, return the nodes that answered without an epoch while others have
-	 * one: they lost their data since distlock last used them, and sit out the delay. A quorum
-	 * of nodes that all answered without an epoch is a deployment new to distlock (or one that
-	 * lost a quorum's data at once, which no delay covers): their epochs start now, so that the
-	 * first locks need not wait.
-	 */
-	private List<Integer> sittingOut(List<NodeState> states, int answered) {
-		if (this.restartDelay == null) {
-			return List.of();
-		}
-		List<Integer> withoutEpoch = new ArrayList<>();
-		for (int i = 0; i < states.size(); i++) {
-			if (states.get(i) != null && !states.get(i).hasEpoch()) {
-				withoutEpoch.add(i);
-			}
-		}
-		if (answered >= this.quorum.quorum() && withoutEpoch.size() == answered) {
-			List<Integer> stillOut = new ArrayList<>();
-			for (int i : withoutEpoch) {
-				try {
-					this.nodes.get(i).startEpoch();
-				}
-				catch (RuntimeException ex) {
-					// Left without an epoch: it sits out the delay after its first acquisition.
-					stillOut.add(i);
-				}
-			}
-			return List.copyOf(stillOut);
-		}
-		return List.copyOf(withoutEpoch);
-	}
-
-	private record NodeState(Optional<String> replicationId, boolean hasEpoch) {
+	private record NodeState(Optional<String> replicationId, Optional<Duration> uptime) {
 	}
 
 	/**
@@ -470,11 +429,10 @@ final class RedlockStore implements LockStore {
 	 * @param answered how many nodes were warmed up
 	 * @param replicationIds each node's replication id, in the order of the nodes; empty for a
 	 * node that did not answer in time or does not tell it
-	 * @param sittingOut with a restart delay, the positions of the nodes that answered having lost
-	 * their data since distlock last used them: each sits out the delay from the first
-	 * acquisition on it
+	 * @param uptimes how long ago each node's server started, in the order of the nodes; empty for
+	 * a node that did not answer in time or does not tell it
 	 */
-	record WarmUp(int answered, List<Optional<String>> replicationIds, List<Integer> sittingOut) {
+	record WarmUp(int answered, List<Optional<String>> replicationIds, List<Optional<Duration>> uptimes) {
 	}
 
 	@Override
@@ -550,21 +508,6 @@ final class RedlockStore implements LockStore {
 			}
 		}
 		return count;
-	}
-
-	/**
-	 * Return whether a lease would outlive the restart delay: a node that lost the lock could
-	 * then vote for another holder while this one still holds it.
-	 */
-	private boolean outlivesRestartDelay(Duration leaseTime) {
-		return this.restartDelay != null && leaseTime.compareTo(this.restartDelay) > 0;
-	}
-
-	private LockConfigurationException longerThanRestartDelay(String key, Duration leaseTime) {
-		return new LockConfigurationException("Lease time '" + leaseTime + "' for key '" + key + "' is longer than the "
-				+ "Redlock restart delay '" + this.restartDelay + "': a node that lost the lock could count towards "
-				+ "another holder's quorum while this lease lasts. Shorten the lease or raise the restart delay "
-				+ "(distlock.redlock.restart-delay)");
 	}
 
 	private static LockConfigurationException notExclusive(LockMode mode) {
