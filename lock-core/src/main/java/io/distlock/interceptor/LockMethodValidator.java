@@ -109,8 +109,10 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 		Set<LockFeature> features = introspection.supportedFeatures();
 		for (LockDefinition definition : this.definitions.all()) {
 			if (definition.fair() && !features.contains(LockFeature.FAIR)) {
-				throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod()
-						+ ": attribute 'fair' asks for a fair lock, which LockRegistry bean '" + beanName + "' ("
+				LockAnnotation annotation = LockAnnotation.find(definition.method(), definition.targetClass());
+				throw new LockConfigurationException(annotation.describe(definition.method(), definition.targetClass())
+						+ ": attribute " + annotation.attribute("fair")
+						+ " asks for a fair lock, which LockRegistry bean '" + beanName + "' ("
 						+ registry.getClass().getSimpleName() + ") does not offer; remove the attribute or use "
 						+ "a registry with fair locks (RedisLockRegistry, on one Redis, offers them; Redlock over "
 						+ "distlock.redlock.nodes does not)");
