@@ -7,6 +7,8 @@ import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -17,10 +19,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.annotation.AliasFor;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.distlock.actuate.LocksEndpoint;
+import io.distlock.actuate.LocksEndpoint.DefinitionDescriptor;
+import io.distlock.actuate.LocksEndpoint.LocksDescriptor;
 import io.distlock.annotation.DistributedLock;
 import io.distlock.annotation.OnFailure;
 import io.distlock.core.LockAcquisitionException;
@@ -35,13 +43,15 @@ import reactor.test.StepVerifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code @DistributedLock} composed into an annotation of the application's own,
  * {@code @StockLock}, on a real Redis: the composed annotation keeps callers on two instances
  * apart (a read-sleep-write on a shared counter loses no update, and loses some without it: the
  * negative control), its attributes decide the key and the wait, it falls back and holds a
- * {@code Mono} as the plain annotation does, and its mistakes stop the application.
+ * {@code Mono} or a {@code CompletionStage} as the plain annotation does, {@code /actuator/locks}
+ * describes the merged annotation, and its mistakes stop the application.
  */
 @Timeout(120)
 class ComposedAnnotationIntegrationTests {
@@ -100,6 +110,45 @@ class ComposedAnnotationIntegrationTests {
 			StepVerifier.create(stock.reserveLater(9)).expectNext("stock:9 held=true").verifyComplete();
 			assertThat(redis.server().template().hasKey("distlock:{stock:9}")).isFalse();
 		});
+	}
+
+	@Test
+	void aComposedAnnotationHoldsACompletionStageUntilItCompletes() throws Exception {
+		runner().run((context) -> {
+			Stock stock = context.getBean(Stock.class);
+			CompletableFuture<String> finish = new CompletableFuture<>();
+			CompletableFuture<String> reserved = stock.reserveWhenDone(3, finish).toCompletableFuture();
+			assertThat(redis.server().template().hasKey("distlock:{stock:3}")).isTrue();
+			finish.complete("done");
+			assertThat(reserved.get(5, TimeUnit.SECONDS)).isEqualTo("done");
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> !redis.server().template().hasKey("distlock:{stock:3}"));
+		});
+	}
+
+	@Test
+	void theLocksEndpointDescribesTheMergedAnnotation() {
+		runner().withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=locks")
+			.run((context) -> {
+				LocksDescriptor locks = context.getBean(LocksEndpoint.class).locks(SecurityContext.NONE);
+				DefinitionDescriptor reserve = definition(locks, "Stock.reserve");
+				assertThat(reserve.method()).isEqualTo("Stock.reserve(long)");
+				assertThat(reserve.keys()).containsExactly("'stock:' + #productId");
+				assertThat(reserve.waitTime()).isEqualTo("PT2S");
+				DefinitionDescriptor price = definition(locks, "Stock.price");
+				assertThat(price.waitTime()).isEqualTo("PT0S");
+				assertThat(price.onFailure()).isEqualTo("FALLBACK");
+				assertThat(price.fallbackMethod()).isEqualTo("cachedPrice");
+			});
+	}
+
+	private static DefinitionDescriptor definition(LocksDescriptor locks, String name) {
+		return locks.definitions()
+			.stream()
+			.filter((definition) -> definition.name().equals(name))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("No definition '" + name + "' in " + locks.definitions()));
 	}
 
 	@Test
@@ -194,12 +243,10 @@ class ComposedAnnotationIntegrationTests {
 			return "reserved:" + productId;
 		}
 
-		// tag::use[]
 		@StockLock("'stock:' + #productId")
 		public void reserve(long productId) {
 			reserveWithoutLock(productId);
 		}
-		// end::use[]
 
 		public void reserveWithoutLock(long productId) {
 			StringRedisTemplate template = redis.server().template();
@@ -225,6 +272,11 @@ class ComposedAnnotationIntegrationTests {
 			return ReactiveLockContext.current()
 				.publishOn(Schedulers.boundedElastic())
 				.map((lease) -> held(lease.key()));
+		}
+
+		@StockLock("'stock:' + #productId")
+		public CompletionStage<String> reserveWhenDone(long productId, CompletableFuture<String> finish) {
+			return finish;
 		}
 
 		@PriceLock(value = "'price:' + #id", fallback = "cachedPrice")
