@@ -36,6 +36,7 @@ import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
 import io.distlock.reactive.ReactiveLockContext;
 import io.distlock.redis.RedisLockRegistry;
+import io.distlock.test.redis.RedisServer;
 import io.distlock.test.redis.RedisServerExtension;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -163,6 +164,25 @@ class ComposedAnnotationIntegrationTests {
 	}
 
 	@Test
+	void aFairComposedAnnotationIsRefusedWithRedlockNamingIt() {
+		try (RedisServer second = RedisServer.start(); RedisServer third = RedisServer.start()) {
+			DistlockRunners.withRedis(redis.server())
+				.withPropertyValues("distlock.redlock.nodes=" + uri(redis.server()) + "," + uri(second) + ","
+						+ uri(third))
+				.withBean("fair", FairStock.class)
+				.run((context) -> assertThat(context).hasFailed()
+					.getFailure()
+					.hasStackTraceContaining("@DistributedLock from @FairStockLock on FairStock.reserve(long): "
+							+ "attribute 'fair' (declared on @FairStockLock) asks for a fair lock, which LockRegistry "
+							+ "bean 'distlockRedlockRegistry' (RedlockRegistry) does not offer"));
+		}
+	}
+
+	private static String uri(RedisServer server) {
+		return "redis://" + server.host() + ":" + server.port();
+	}
+
+	@Test
 	void twoDeclarationsOnOneMethodStopTheApplication() {
 		DistlockRunners.withRedis(redis.server())
 			.withBean("twice", TwiceLockedStock.class)
@@ -286,6 +306,24 @@ class ComposedAnnotationIntegrationTests {
 
 		String cachedPrice(long id, LockAcquisitionException ex) {
 			return "cached price of " + id + " (" + ex.getMessage() + ")";
+		}
+
+	}
+
+	@Retention(RetentionPolicy.RUNTIME)
+	@Target(ElementType.METHOD)
+	@DistributedLock(fair = true)
+	public @interface FairStockLock {
+
+		@AliasFor(annotation = DistributedLock.class, attribute = "key")
+		String value();
+
+	}
+
+	public static class FairStock {
+
+		@FairStockLock("'stock:' + #productId")
+		public void reserve(long productId) {
 		}
 
 	}
