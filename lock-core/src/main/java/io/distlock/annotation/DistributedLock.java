@@ -26,8 +26,28 @@ import org.springframework.core.annotation.AliasFor;
  * Everything that can be checked without arguments is checked at startup, naming the method and
  * the attribute: expressions, durations, placeholders, the fallback method, the return type and
  * whether the method can be proxied (not private, static or final).
+ * <p>
+ * It can also be used as a meta-annotation, to compose an annotation of your own that fixes some
+ * attributes and passes others on with {@link AliasFor @AliasFor}:
+ *
+ * <pre class="code">
+ * &#64;Retention(RetentionPolicy.RUNTIME)
+ * &#64;Target(ElementType.METHOD)
+ * &#64;DistributedLock(waitTime = "2s")
+ * public &#64;interface StockLock {
+ *
+ *     &#64;AliasFor(annotation = DistributedLock.class, attribute = "key")
+ *     String value();
+ *
+ * }
+ * </pre>
+ *
+ * A method annotated with {@code @StockLock("'stock:' + #productId")} is locked, and checked at
+ * startup, exactly as if it carried the merged {@code @DistributedLock}. A method may carry one
+ * {@code @DistributedLock}, directly or through one composed annotation: a second one is refused
+ * at startup.
  */
-@Target(ElementType.METHOD)
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface DistributedLock {

@@ -58,9 +58,10 @@ final class LockDefinitionParser {
 		this.placeholders = placeholders;
 	}
 
-	LockDefinition parse(Method method, Class<?> targetClass, DistributedLock annotation) {
-		String where = "@DistributedLock on " + LockDefinition.describe(targetClass, method);
-		checkProxyable(where, method, targetClass);
+	LockDefinition parse(Method method, Class<?> targetClass, LockAnnotation lock) {
+		DistributedLock annotation = lock.attributes();
+		Where where = new Where(lock.describe(method, targetClass), lock);
+		checkProxyable(where.method(), method, targetClass);
 		List<String> keySources = keySources(where, annotation);
 		List<Expression> expressions = new ArrayList<>();
 		for (String source : keySources) {
@@ -93,7 +94,7 @@ final class LockDefinitionParser {
 			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(),
 					"is longer than leaseTime '" + annotation.leaseTime() + "', so the lock would expire first");
 		}
-		ResultKind resultKind = ResultKindResolver.resolve(where, method);
+		ResultKind resultKind = ResultKindResolver.resolve(where.method(), method);
 		if (COROUTINE_KINDS.contains(resultKind) && !holdAtLeast.isZero()) {
 			throw invalid(where, "holdAtLeast", annotation.holdAtLeast(), "is not supported on "
 					+ ResultKindResolver.describe(method, resultKind) + ": coroutines have no minimum hold yet "
@@ -102,8 +103,8 @@ final class LockDefinitionParser {
 		FallbackMethod fallback = fallback(where, method, targetClass, annotation);
 		if (annotation.onFailure() == OnFailure.SKIP && method.getReturnType().isPrimitive()
 				&& method.getReturnType() != void.class) {
-			throw new LockConfigurationException(where + ": onFailure SKIP cannot return a value of primitive type '"
-					+ method.getReturnType() + "'; return a wrapper type or void, or use THROW or FALLBACK");
+			throw new LockConfigurationException(where.method()
+					+ ": onFailure SKIP cannot return a value of primitive type '" + method.getReturnType() + "'; return a wrapper type or void, or use THROW or FALLBACK");
 		}
 		return new LockDefinition(name, method, targetClass, List.copyOf(keySources), List.copyOf(expressions),
 				waitTime, leaseTime, annotation.fair(), annotation.onFailure(), fallback, holdAtLeast, resultKind);
@@ -124,37 +125,38 @@ final class LockDefinitionParser {
 		}
 	}
 
-	private static List<String> keySources(String where, DistributedLock annotation) {
+	private static List<String> keySources(Where where, DistributedLock annotation) {
 		if (!annotation.key().isBlank() && annotation.keys().length > 0) {
-			throw new LockConfigurationException(
-					where + ": attributes 'key' and 'keys' are exclusive; use 'keys' for several keys");
+			throw new LockConfigurationException(where.method() + ": attributes " + where.attribute("key") + " and "
+					+ where.attribute("keys") + " are exclusive; use 'keys' for several keys");
 		}
 		if (!annotation.key().isBlank()) {
 			return List.of(annotation.key());
 		}
 		for (String key : annotation.keys()) {
 			if (key.isBlank()) {
-				throw new LockConfigurationException(where + ": attribute 'keys' contains a blank expression");
+				throw new LockConfigurationException(
+						where.method() + ": attribute " + where.attribute("keys") + " contains a blank expression");
 			}
 		}
 		return Arrays.asList(annotation.keys());
 	}
 
-	private Expression parseKey(String where, Method method, String source, String attribute) {
+	private Expression parseKey(Where where, Method method, String source, String attribute) {
 		Expression expression;
 		try {
 			expression = this.expressionParser.parseExpression(source);
 		}
 		catch (ParseException ex) {
-			throw new LockConfigurationException(where + ": attribute '" + attribute + "' value '" + source
-					+ "' is not a valid SpEL expression: " + ex.getSimpleMessage()
+			throw new LockConfigurationException(where.method() + ": attribute " + where.attribute(attribute)
+					+ " value '" + source + "' is not a valid SpEL expression: " + ex.getSimpleMessage()
 					+ " (a constant key is quoted: \"'report'\")", ex);
 		}
 		checkVariables(where, method, source, attribute, ((SpelExpression) expression).getAST());
 		return expression;
 	}
 
-	private void checkVariables(String where, Method method, String source, String attribute, SpelNode node) {
+	private void checkVariables(Where where, Method method, String source, String attribute, SpelNode node) {
 		if (node instanceof VariableReference) {
 			String variable = node.toStringAST().substring(1);
 			Set<String> known = knownVariables(method);
@@ -162,8 +164,9 @@ final class LockDefinitionParser {
 				String[] names = this.parameterNames.getParameterNames(method);
 				String hint = (names != null) ? "parameters: " + String.join(", ", names)
 						: "parameter names are not available: compile with -parameters or use #p0";
-				throw new LockConfigurationException(where + ": attribute '" + attribute + "' value '" + source
-						+ "' refers to '#" + variable + "', which is not a parameter of the method (" + hint + ")");
+				throw new LockConfigurationException(where.method() + ": attribute " + where.attribute(attribute)
+						+ " value '" + source + "' refers to '#" + variable
+						+ "', which is not a parameter of the method (" + hint + ")");
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {
@@ -184,7 +187,7 @@ final class LockDefinitionParser {
 		return known;
 	}
 
-	private Duration duration(String where, String attribute, String value) {
+	private Duration duration(Where where, String attribute, String value) {
 		if (value.isBlank()) {
 			return null;
 		}
@@ -197,9 +200,8 @@ final class LockDefinitionParser {
 				resolved = this.placeholders.resolveStringValue(value);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new LockConfigurationException(
-						where + ": attribute '" + attribute + "' value '" + value + "' cannot be resolved: " + ex.getMessage(),
-						ex);
+				throw new LockConfigurationException(where.method() + ": attribute " + where.attribute(attribute)
+						+ " value '" + value + "' cannot be resolved: " + ex.getMessage(), ex);
 			}
 			if (resolved == null || resolved.isBlank()) {
 				throw invalid(where, attribute, value, "resolves to nothing");
@@ -213,19 +215,20 @@ final class LockDefinitionParser {
 		}
 	}
 
-	private static FallbackMethod fallback(String where, Method method, Class<?> targetClass,
+	private static FallbackMethod fallback(Where where, Method method, Class<?> targetClass,
 			DistributedLock annotation) {
 		String name = annotation.fallbackMethod();
 		if (annotation.onFailure() != OnFailure.FALLBACK) {
 			if (!name.isBlank()) {
-				throw new LockConfigurationException(where + ": attribute 'fallbackMethod' is set but onFailure is "
-						+ annotation.onFailure() + "; set onFailure = OnFailure.FALLBACK or remove it");
+				throw new LockConfigurationException(where.method() + ": attribute " + where.attribute("fallbackMethod")
+						+ " is set but onFailure is " + annotation.onFailure()
+						+ "; set onFailure = OnFailure.FALLBACK or remove it");
 			}
 			return null;
 		}
 		if (name.isBlank()) {
-			throw new LockConfigurationException(
-					where + ": onFailure FALLBACK needs attribute 'fallbackMethod' naming a method of the same class");
+			throw new LockConfigurationException(where.method()
+					+ ": onFailure FALLBACK needs attribute 'fallbackMethod' naming a method of the same class");
 		}
 		FallbackMethod fallback = FallbackMethod.find(targetClass, method, name);
 		if (fallback == null) {
@@ -233,16 +236,30 @@ final class LockDefinitionParser {
 			String separator = parameters.isEmpty() ? "" : ", ";
 			String returning = KotlinDetector.isSuspendingFunction(method) ? " that is a suspend function too"
 					: " returning " + method.getReturnType().getSimpleName();
-			throw new LockConfigurationException(where + ": attribute 'fallbackMethod' names '" + name
+			throw new LockConfigurationException(where.method() + ": attribute " + where.attribute("fallbackMethod")
+					+ " names '" + name
 					+ "', but " + targetClass.getSimpleName() + " has no method " + name + "(" + parameters + ") or "
 					+ name + "(" + parameters + separator + "LockAcquisitionException)" + returning);
 		}
 		return fallback;
 	}
 
-	private static LockConfigurationException invalid(String where, String attribute, String value, String problem) {
+	private static LockConfigurationException invalid(Where where, String attribute, String value, String problem) {
 		return new LockConfigurationException(
-				where + ": attribute '" + attribute + "' value '" + value + "' " + problem);
+				where.method() + ": attribute " + where.attribute(attribute) + " value '" + value + "' " + problem);
+	}
+
+	/**
+	 * Where a message points: the annotated method, and each attribute as the user wrote it.
+	 * @param method the start of every message, naming the annotation and the method
+	 * @param lock the annotation, which names an attribute a composed annotation sets
+	 */
+	private record Where(String method, LockAnnotation lock) {
+
+		String attribute(String attribute) {
+			return this.lock.attribute(attribute);
+		}
+
 	}
 
 }

@@ -41,7 +41,8 @@ public class LockDefinitions implements EnvironmentAware {
 	 * @param method the invoked method (possibly an interface method)
 	 * @param targetClass the class of the target object
 	 * @return the definition, or {@code null} if the method is not annotated
-	 * @throws io.distlock.core.LockConfigurationException if the annotation is invalid
+	 * @throws io.distlock.core.LockConfigurationException if the annotation is invalid, or declared
+	 * more than once (directly and through a composed annotation, or through two)
 	 */
 	public LockDefinition find(Method method, Class<?> targetClass) {
 		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
@@ -54,7 +55,8 @@ public class LockDefinitions implements EnvironmentAware {
 	}
 
 	/**
-	 * Return whether a method carries the annotation, without parsing it.
+	 * Return whether a method carries the annotation, directly or through a composed annotation,
+	 * without parsing it.
 	 * @param method the method
 	 * @param targetClass the target class
 	 * @return whether the method is annotated
@@ -77,7 +79,7 @@ public class LockDefinitions implements EnvironmentAware {
 
 	private LockDefinition parse(Method method, Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+		LockAnnotation annotation = LockAnnotation.find(specific, targetClass);
 		return (annotation != null) ? this.parser.parse(specific, targetClass, annotation) : null;
 	}
 

@@ -100,9 +100,9 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 
 	/**
 	 * Refuse an attribute that asks for a kind of lock the registry does not offer, such as
-	 * {@code fair} with Redlock, or a fixed lease longer than it grants, so that it fails now
-	 * rather than at its first call. A registry
-	 * that does not implement {@link LockRegistryIntrospection} is taken to offer every kind.
+	 * {@code fair} with Redlock, or a fixed lease or hold-at-least longer than it grants, so that
+	 * it fails now rather than at its first call. A registry that does not implement
+	 * {@link LockRegistryIntrospection} is taken to offer every kind.
 	 */
 	private void requireFeatures(String beanName, LockRegistry registry) {
 		if (!(registry instanceof LockRegistryIntrospection introspection)) {
@@ -111,8 +111,10 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 		Set<LockFeature> features = introspection.supportedFeatures();
 		for (LockDefinition definition : this.definitions.all()) {
 			if (definition.fair() && !features.contains(LockFeature.FAIR)) {
-				throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod()
-						+ ": attribute 'fair' asks for a fair lock, which LockRegistry bean '" + beanName + "' ("
+				LockAnnotation annotation = LockAnnotation.find(definition.method(), definition.targetClass());
+				throw new LockConfigurationException(annotation.describe(definition.method(), definition.targetClass())
+						+ ": attribute " + annotation.attribute("fair")
+						+ " asks for a fair lock, which LockRegistry bean '" + beanName + "' ("
 						+ registry.getClass().getSimpleName() + ") does not offer; remove the attribute or use "
 						+ "a registry with fair locks (RedisLockRegistry, on one Redis, offers them; Redlock over "
 						+ "distlock.redlock.nodes does not)");
@@ -126,8 +128,10 @@ public class LockMethodValidator implements BeanPostProcessor, SmartInitializing
 	private static void requireAtMost(LockDefinition definition, String attribute, Duration time, Duration maxLease,
 			String beanName, LockRegistry registry) {
 		if (time != null && maxLease != null && time.compareTo(maxLease) > 0) {
-			throw new LockConfigurationException("@DistributedLock on " + definition.describeMethod() + ": attribute '"
-					+ attribute + "' '" + time + "' is longer than the longest lease LockRegistry bean '" + beanName
+			LockAnnotation annotation = LockAnnotation.find(definition.method(), definition.targetClass());
+			throw new LockConfigurationException(annotation.describe(definition.method(), definition.targetClass())
+					+ ": attribute " + annotation.attribute(attribute) + " '" + time
+					+ "' is longer than the longest lease LockRegistry bean '" + beanName
 					+ "' (" + registry.getClass().getSimpleName() + ") grants ('" + maxLease + "'); shorten it, or"
 					+ " raise distlock.max-lease-time (with Redlock, also distlock.redlock.restart-delay)");
 		}

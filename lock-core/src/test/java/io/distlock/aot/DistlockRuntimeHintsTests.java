@@ -1,5 +1,9 @@
 package io.distlock.aot;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.lang.reflect.Method;
 
 import org.junit.jupiter.api.Test;
@@ -12,6 +16,7 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.context.aot.ApplicationContextAotGenerator;
 import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.core.annotation.AliasFor;
 import org.springframework.javapoet.ClassName;
 import org.springframework.util.ReflectionUtils;
 
@@ -58,6 +63,21 @@ class DistlockRuntimeHintsTests {
 	}
 
 	@Test
+	void composedAnnotationsTheirFallbacksAndTheMergedAnnotationProxyAreRegistered() throws Exception {
+		RuntimeHints hints = processAheadOfTime(ComposedReservations.class);
+		Method reserve = ComposedReservations.class.getMethod("reserve", Order.class);
+		Method fallback = ComposedReservations.class.getDeclaredMethod("notNow", Order.class);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(reserve)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(fallback)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Order.class.getMethod("getId")))
+			.accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(OrderLock.class)
+			.withMemberCategory(MemberCategory.INVOKE_DECLARED_METHODS)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.proxies().forInterfaces(DistributedLock.class)).accepts(hints);
+	}
+
+	@Test
 	void beansWithoutTheAnnotationAddNoReflection() throws Exception {
 		RuntimeHints hints = processAheadOfTime(Plain.class);
 		Method method = ReflectionUtils.findMethod(Plain.class, "work");
@@ -96,6 +116,29 @@ class DistlockRuntimeHintsTests {
 
 		String notNow(Order order, LockAcquisitionException ex) {
 			return "later";
+		}
+
+		String notNow(Order order) {
+			return "later";
+		}
+
+	}
+
+	@Retention(RetentionPolicy.RUNTIME)
+	@Target(ElementType.METHOD)
+	@DistributedLock(onFailure = OnFailure.FALLBACK, fallbackMethod = "notNow")
+	public @interface OrderLock {
+
+		@AliasFor(annotation = DistributedLock.class, attribute = "key")
+		String value();
+
+	}
+
+	public static class ComposedReservations {
+
+		@OrderLock("'order:' + #order.id")
+		public String reserve(Order order) {
+			return "reserved";
 		}
 
 		String notNow(Order order) {

@@ -40,6 +40,7 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.context.ApplicationContext
+import org.springframework.core.annotation.AliasFor
 import java.time.Duration
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
@@ -100,6 +101,25 @@ class DistributedLockCoroutineIntegrationTests {
 			}
 		}
 		assertThat(counter.value).isEqualTo(200)
+	}
+
+	@Test
+	fun aComposedAnnotationOnSuspendFunctionsExcludesAcrossTwoInstances() = withTwoInstances { one, two ->
+		val counter = Counter()
+		runBlocking(Dispatchers.Default) {
+			coroutineScope {
+				repeat(100) {
+					launch { one.incrementComposed(counter, "composed") }
+					launch { two.incrementComposed(counter, "composed") }
+				}
+			}
+		}
+		assertThat(counter.value).isEqualTo(200)
+	}
+
+	@Test
+	fun aComposedAnnotationOnASuspendFunctionLocksTheKeyItsAttributeNames() = withOneInstance { stock, _ ->
+		assertThat(stock.composedKey("k")).isEqualTo("stock:k")
 	}
 
 	@Test
@@ -443,6 +463,12 @@ class DistributedLockCoroutineIntegrationTests {
 
 		open suspend fun incrementUnlocked(counter: Counter): Int = counter.increment()
 
+		@StockLock("'stock:' + #id")
+		open suspend fun incrementComposed(counter: Counter, id: String): Int = counter.increment()
+
+		@StockLock("'stock:' + #id")
+		open suspend fun composedKey(id: String): String = CoroutineLockContext.current().key()
+
 		@DistributedLock(key = "'stock:' + #id", waitTime = "30s")
 		open fun incrementThrice(counter: Counter, id: String): Flow<Int> = flow {
 			repeat(3) { emit(counter.increment()) }
@@ -568,4 +594,11 @@ class DistributedLockCoroutineIntegrationTests {
 		@DistributedLock(key = "'stock:' + #id", waitTime = "0s")
 		open suspend fun inner(id: String): LockLease = CoroutineLockContext.current()
 	}
+
+	/** `@DistributedLock` composed into an annotation of the application's own, in Kotlin. */
+	@Target(AnnotationTarget.FUNCTION)
+	@Retention(AnnotationRetention.RUNTIME)
+	@DistributedLock(waitTime = "30s")
+	annotation class StockLock(@get:AliasFor(annotation = DistributedLock::class, attribute = "key") val value: String)
+
 }
