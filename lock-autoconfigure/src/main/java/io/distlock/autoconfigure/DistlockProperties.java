@@ -357,8 +357,9 @@ public class DistlockProperties implements InitializingBean {
 		 * each node's acquire script from its uptime: the delayed restart that makes nodes safe
 		 * whatever they restart with (no persistence, an RDB snapshot, an append-only file that
 		 * missed its last second). At least distlock.lease-time; it also caps
-		 * distlock.max-lease-time. Nodes that all just started wait it once. INFO must be allowed
-		 * in scripts. Setting it turns off the persistence check.
+		 * distlock.max-lease-time. Nodes that all just started wait it once. Needs INFO (ACL
+		 * +info, not renamed); a node that refuses it fails startup. Setting it turns off the
+		 * persistence check.
 		 */
 		private Duration restartDelay;
 

@@ -168,6 +168,9 @@ public interface LockLease extends AutoCloseable {
 	 * keeps other instances, whose clocks and schedules differ slightly, from running it again.
 	 * @param holdAtLeast the minimum time the lock stays taken after its grant
 	 * @throws LockLostException if the lock was lost while held
+	 * @throws IllegalArgumentException if {@code holdAtLeast} is longer than the registry's
+	 * {@link LockRegistryIntrospection#maxLeaseTime() longest lease}; the hold is then not
+	 * released and stays held until released again
 	 */
 	void release(Duration holdAtLeast);
 
@@ -200,7 +203,9 @@ public interface LockLease extends AutoCloseable {
 	 * <p>
 	 * The default implementation calls {@link #release(Duration)} on the calling thread.
 	 * @param holdAtLeast the minimum time the lock stays taken after its grant
-	 * @return a stage that completes when the release is decided
+	 * @return a stage that completes when the release is decided, or exceptionally with
+	 * {@link IllegalArgumentException}, the hold not released, if {@code holdAtLeast} is longer
+	 * than the registry's longest lease
 	 */
 	default CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
 		try {

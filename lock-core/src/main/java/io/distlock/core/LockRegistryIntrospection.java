@@ -55,9 +55,11 @@ public interface LockRegistryIntrospection {
 	}
 
 	/**
-	 * Return the longest fixed lease this registry grants, if it limits them, so that a
-	 * {@code @DistributedLock} with a longer {@code leaseTime} fails at startup rather than at
-	 * its first call. A Redlock registry with a restart delay limits leases to the delay.
+	 * Return the longest fixed lease, extension or hold-at-least this registry grants, if it
+	 * limits them, so that a {@code @DistributedLock} with a longer {@code leaseTime} or
+	 * {@code holdAtLeast} fails at startup rather than at its first call. The registries distlock
+	 * ships limit them to their {@code maxLeaseTime} (24 hours by default), a Redlock registry
+	 * with a restart delay to the delay if it is shorter.
 	 * @return the longest lease; empty (the default) for no limit
 	 */
 	default Optional<Duration> maxLeaseTime() {

@@ -124,6 +124,9 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public void release(Duration holdAtLeast) {
+		if (this.released) {
+			return;
+		}
 		// Refused before the lease counts as released: a bad argument loses nothing.
 		this.parts.settings().requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
 		if (RELEASED.compareAndSet(this, false, true)) {
@@ -141,6 +144,9 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
+		if (this.released) {
+			return CompletableFuture.completedFuture(null);
+		}
 		try {
 			this.parts.settings().requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
 		}

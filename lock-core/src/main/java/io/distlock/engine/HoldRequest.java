@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.distlock.core.LockAcquisitionException;
+import io.distlock.core.LockRequest;
 
 import io.distlock.store.LockMode;
 
@@ -30,16 +31,12 @@ record HoldRequest(LockMode mode, String key, String name, long waitNanos, Durat
 	}
 
 	/**
-	 * Return a wait time in nanoseconds for a request with a deadline: one too long to count
-	 * (some 292 years) waits as long as can be counted, short of {@link #WAIT_FOREVER}.
+	 * Return a wait time in nanoseconds for a request with a deadline: at most
+	 * {@link LockRequest#MAX_WAIT_TIME} (some 146 years), so that every deadline and bound
+	 * derived from it, with the slack added to an attempt's bound, is far from overflowing.
 	 */
 	static long waitNanos(Duration waitTime) {
-		try {
-			return Math.min(waitTime.toNanos(), WAIT_FOREVER - 1);
-		}
-		catch (ArithmeticException ex) {
-			return WAIT_FOREVER - 1;
-		}
+		return LockRequest.boundedWait(waitTime).toNanos();
 	}
 
 	boolean ownedByThread() {

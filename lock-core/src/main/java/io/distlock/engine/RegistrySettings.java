@@ -151,6 +151,17 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	}
 
 	/**
+	 * Return these settings with another longest lease.
+	 * @param maxLeaseTime the longest lease, extension or hold-at-least
+	 * @return the new settings
+	 */
+	public RegistrySettings withMaxLeaseTime(Duration maxLeaseTime) {
+		return new RegistrySettings(this.leaseTime, this.renewalInterval, this.waitStrategy, this.retryInterval,
+				this.listener, this.instanceId, this.driftFactor, this.minValidity, this.maxLocalHandoffs,
+				this.maxLocalHandoffTime, maxLeaseTime);
+	}
+
+	/**
 	 * Return the default renewal interval for a lease: a third of it.
 	 * @param leaseTime the lease
 	 * @return the renewal interval

@@ -183,10 +183,11 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	}
 
 	/**
-	 * Return the longest lease set so far.
+	 * Return the longest lease the registry will grant: {@link #maxLeaseTime(Duration)}, unless a
+	 * kind of registry needs it shorter.
 	 * @return the longest lease
 	 */
-	protected Duration maxLeaseTime() {
+	protected Duration grantableMaxLeaseTime() {
 		return this.maxLeaseTime;
 	}
 
@@ -263,7 +264,7 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 				: RegistrySettings.defaultRetryInterval(this.waitStrategy);
 		String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
 		return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id, driftFactor,
-				minValidity, this.maxLocalHandoffs, this.maxLocalHandoffTime, this.maxLeaseTime);
+				minValidity, this.maxLocalHandoffs, this.maxLocalHandoffTime, grantableMaxLeaseTime());
 	}
 
 	@SuppressWarnings("unchecked")

@@ -401,10 +401,21 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	/**
+	 * Return how much longer a node sits out a restart delay, as its acquire script counts it:
+	 * {@code uptime_in_seconds} may read up to a second high, so a second is taken off.
+	 * @param uptime the node's uptime as {@link #uptime()} reads it
+	 * @param restartDelay the restart delay
+	 * @return the time left, zero or negative when the node votes
+	 */
+	public static Duration restartDelayLeft(Duration uptime, Duration restartDelay) {
+		return restartDelay.minus(uptime.minusSeconds(1));
+	}
+
+	/**
 	 * Return how long ago the node's server started ({@code uptime_in_seconds} of
-	 * {@code INFO server}). Blocking; called once, when a Redlock registry with a restart delay
-	 * starts and says which nodes still sit it out.
-	 * @return the uptime, or empty when the node does not tell it
+	 * {@code INFO server}). Blocking; called once, when a Redlock registry starts, which with a
+	 * restart delay says which nodes still sit it out.
+	 * @return the uptime, or empty when the node does not tell it ({@code INFO} refused or renamed)
 	 */
 	public Optional<Duration> uptime() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
@@ -413,6 +424,8 @@ public final class RedisLockStore implements LockStore {
 			return (seconds != null) ? Optional.of(Duration.ofSeconds(Long.parseLong(seconds.trim()))) : Optional.empty();
 		}
 		catch (RuntimeException ex) {
+			// INFO refused or renamed (or the node failed since the warm-up): the registry refuses
+			// a restart delay on a node that answered but does not tell its uptime.
 			return Optional.empty();
 		}
 	}

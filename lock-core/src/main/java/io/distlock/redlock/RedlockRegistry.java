@@ -186,14 +186,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 			logger.warn("Only " + warmUp.answered() + " of " + this.nodes + " Redlock nodes answered at startup");
 		}
 		if (this.restartDelay != null) {
-			for (int i = 0; i < warmUp.uptimes().size(); i++) {
-				Optional<Duration> uptime = warmUp.uptimes().get(i);
-				if (uptime.isPresent() && uptime.get().compareTo(this.restartDelay) < 0) {
-					logger.warn("Redlock node '" + nodeNames.get(i) + "' started " + uptime.get().toSeconds() + "s ago: "
-							+ "with a restart delay of " + this.restartDelay + " it counts towards no quorum for about "
-							+ this.restartDelay.minus(uptime.get()).toSeconds() + "s more");
-				}
-			}
+			checkUptimes(warmUp, nodeNames, logger);
 		}
 		Map<String, Integer> firstWithId = new HashMap<>();
 		for (int i = 0; i < warmUp.replicationIds().size(); i++) {
@@ -205,6 +198,34 @@ public class RedlockRegistry extends AbstractLockRegistry {
 						+ ", so they are one server reached by two addresses, or a master and its replica. "
 						+ "A quorum needs independent Redis servers; list each server once and no replica");
 			}
+		}
+	}
+
+	/**
+	 * With a restart delay, refuse nodes that answered but do not tell their uptime: their
+	 * acquire script reads it with {@code INFO}, so every acquisition on them would fail. Log the
+	 * nodes that still sit the delay out.
+	 */
+	private void checkUptimes(RedlockStore.WarmUp warmUp, List<String> nodeNames, Log logger) {
+		List<String> silent = new ArrayList<>();
+		for (int i = 0; i < warmUp.uptimes().size(); i++) {
+			Optional<Duration> uptime = warmUp.uptimes().get(i);
+			if (warmUp.warm().get(i) && uptime.isEmpty()) {
+				silent.add(nodeNames.get(i));
+			}
+			Duration left = uptime.map((up) -> RedisLockStore.restartDelayLeft(up, this.restartDelay))
+				.orElse(Duration.ZERO);
+			if (left.compareTo(Duration.ZERO) > 0) {
+				logger.warn("Redlock node '" + nodeNames.get(i) + "' started " + uptime.get().toSeconds()
+						+ "s ago: with a restart delay of " + this.restartDelay + " it counts towards no quorum for "
+						+ "about " + left.toSeconds() + "s more");
+			}
+		}
+		if (!silent.isEmpty()) {
+			throw new LockConfigurationException("Redlock nodes " + silent + " do not tell their uptime (INFO server "
+					+ "is refused or renamed), which a restart delay needs: their acquire script reads it, so every "
+					+ "acquisition on them would fail. Allow INFO for distlock's Redis user (ACL +info) or remove the "
+					+ "restart delay (distlock.redlock.restart-delay)");
 		}
 	}
 
@@ -342,15 +363,9 @@ public class RedlockRegistry extends AbstractLockRegistry {
 				throw new LockConfigurationException("leaseTime '" + leaseTime() + "' must be longer than "
 						+ "perNodeTimeout + drift + minValidity ('" + needed + "'), or no grant could ever be valid");
 			}
-			if (this.restartDelay != null) {
-				if (this.restartDelay.compareTo(leaseTime()) < 0) {
-					throw new LockConfigurationException("restartDelay '" + this.restartDelay + "' must be at least the "
-							+ "leaseTime '" + leaseTime() + "': a node that lost a lock could vote again while it is held");
-				}
-				if (this.restartDelay.compareTo(maxLeaseTime()) < 0) {
-					// No lease, extension or hold-at-least may outlast a node's time out of the quorums.
-					maxLeaseTime(this.restartDelay);
-				}
+			if (this.restartDelay != null && this.restartDelay.compareTo(leaseTime()) < 0) {
+				throw new LockConfigurationException("restartDelay '" + this.restartDelay + "' must be at least the "
+						+ "leaseTime '" + leaseTime() + "': a node that lost a lock could vote again while it is held");
 			}
 			if (!this.uris.isEmpty()) {
 				createFactories();
@@ -447,6 +462,16 @@ public class RedlockRegistry extends AbstractLockRegistry {
 						this.restartDelay));
 			}
 			return stores;
+		}
+
+		/**
+		 * Return the longest lease, capped by the restart delay: no lease, extension or
+		 * hold-at-least may outlast a node's time out of the quorums.
+		 */
+		@Override
+		protected Duration grantableMaxLeaseTime() {
+			Duration max = super.grantableMaxLeaseTime();
+			return (this.restartDelay != null && this.restartDelay.compareTo(max) < 0) ? this.restartDelay : max;
 		}
 
 		private RegistrySettings settings() {

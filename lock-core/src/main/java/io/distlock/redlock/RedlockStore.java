@@ -418,7 +418,8 @@ final class RedlockStore implements LockStore {
 		List<Optional<Duration>> uptimes = states.stream()
 			.map((state) -> (state != null) ? state.uptime() : Optional.<Duration>empty())
 			.toList();
-		return new WarmUp(answered, replicationIds, uptimes);
+		List<Boolean> warm = states.stream().map((state) -> state != null).toList();
+		return new WarmUp(answered, warm, replicationIds, uptimes);
 	}
 
 	private record NodeState(Optional<String> replicationId, Optional<Duration> uptime) {
@@ -429,10 +430,12 @@ final class RedlockStore implements LockStore {
 	 * @param answered how many nodes were warmed up
 	 * @param replicationIds each node's replication id, in the order of the nodes; empty for a
 	 * node that did not answer in time or does not tell it
+	 * @param warm whether each node was warmed up, in the order of the nodes
 	 * @param uptimes how long ago each node's server started, in the order of the nodes; empty for
-	 * a node that did not answer in time or does not tell it
+	 * a node that did not answer in time or does not tell it ({@code INFO} refused or renamed)
 	 */
-	record WarmUp(int answered, List<Optional<String>> replicationIds, List<Optional<Duration>> uptimes) {
+	record WarmUp(int answered, List<Boolean> warm, List<Optional<String>> replicationIds,
+			List<Optional<Duration>> uptimes) {
 	}
 
 	@Override

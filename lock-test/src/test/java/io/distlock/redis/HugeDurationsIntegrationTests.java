@@ -103,6 +103,34 @@ class HugeDurationsIntegrationTests {
 		DistLock lock = this.registry.obtain("forever");
 		assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.DAYS)).isTrue();
 		lock.unlock();
+		// The usual idiom for "wait for ever" with java.util.concurrent locks.
+		assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.NANOSECONDS)).isTrue();
+		lock.unlock();
+		assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.MILLISECONDS)).isTrue();
+		lock.unlock();
+		assertThat(lock.tryLock(Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
+		lock.unlock();
+		assertThat(lock.tryLock(Duration.ofSeconds(Long.MAX_VALUE), Duration.ofSeconds(30))).isTrue();
+		lock.unlock();
+		assertThat(redis.server().template().keys("*")).doesNotContain("distlock:{forever}");
+	}
+
+	@Test
+	void aWaitTooLongToCountInNanosecondsWaitsForAHolderToLetGo() throws Exception {
+		try (RedisLockRegistry other = RedisLockRegistry.builder(redis.server().connectionFactory()).build()) {
+			other.acquire(LockRequest.of("contended").waitTime(Duration.ZERO).leaseTime(Duration.ofMillis(300)));
+			DistLock lock = this.registry.obtain("contended");
+			assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.NANOSECONDS)).isTrue();
+			lock.unlock();
+		}
+	}
+
+	@Test
+	void aHoldAtLeastOnALeaseReleasedAlreadyDoesNothing() {
+		LockLease lease = this.registry.acquire("twice", Duration.ZERO);
+		lease.release();
+		lease.release(AGES);
+		assertThat(redis.server().template().hasKey("distlock:{twice}")).isFalse();
 	}
 
 }

@@ -18,6 +18,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
+import io.distlock.redis.RedisLockStore;
+import io.distlock.store.LockMode;
+import io.distlock.store.LockStore;
 import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,9 +39,10 @@ import static org.awaitility.Awaitility.await;
 @Timeout(120)
 class RedlockRestartDelayIntegrationTests {
 
-	private static final Duration RESTART_DELAY = Duration.ofSeconds(3);
+	private static final Duration RESTART_DELAY = Duration.ofSeconds(6);
 
-	private static final Duration LEASE = Duration.ofSeconds(3);
+	/** Long enough to outlast a kill, a restart and a second registry's warm-up on a busy machine. */
+	private static final Duration LEASE = Duration.ofSeconds(6);
 
 	private static final List<RedisServer> nodes = new ArrayList<>();
 
@@ -73,6 +77,7 @@ class RedlockRestartDelayIntegrationTests {
 		nodes.forEach(RedisServer::restart);
 		RedlockRegistry registry = registry(RESTART_DELAY);
 		assertThat(registry.tryAcquire("young", Duration.ZERO)).isEmpty();
+		assertSittingOut(nodes.get(0), "young");
 		try (LockLease lease = registry.acquire("young", RESTART_DELAY.multipliedBy(4))) {
 			assertThat(System.currentTimeMillis() - beforeRestart).isGreaterThanOrEqualTo(RESTART_DELAY.toMillis());
 			assertThat(lease.isValid()).isTrue();
@@ -91,6 +96,8 @@ class RedlockRestartDelayIntegrationTests {
 		Optional<LockLease> overlap = registry(RESTART_DELAY).tryAcquire(key, Duration.ZERO);
 		assertThat(first.isValid()).isTrue();
 		assertThat(overlap).as("a quorum of node 1 (restarted) and node 2 while the first holder holds").isEmpty();
+		// Node 1 answered and refused for the delay: not merely out of reach while reconnecting.
+		assertSittingOut(restarted, key);
 	}
 
 	/**
@@ -119,7 +126,7 @@ class RedlockRestartDelayIntegrationTests {
 		Duration longer = RESTART_DELAY.plusSeconds(1);
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.tryAcquire(LockRequest.of("long").waitTime(Duration.ZERO).leaseTime(longer)))
-			.withMessageStartingWith("leaseTime 'PT4S' is longer than this registry's maxLeaseTime 'PT3S'");
+			.withMessageStartingWith("leaseTime 'PT7S' is longer than this registry's maxLeaseTime 'PT6S'");
 		for (RedisServer node : nodes) {
 			assertThat(node.template().hasKey("distlock:{long}")).isFalse();
 		}
@@ -127,6 +134,24 @@ class RedlockRestartDelayIntegrationTests {
 			assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(longer));
 			assertThatIllegalArgumentException().isThrownBy(() -> lease.release(longer));
 			assertThat(lease.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void aNodeThatDoesNotTellItsUptimeIsRefusedWhenBuilt() {
+		try (RedisServer noInfo = RedisServer.start("--rename-command", "INFO", "")) {
+			LettuceConnectionFactory noInfoFactory = noInfo.newConnectionFactory(Duration.ofMillis(500));
+			try {
+				List<LettuceConnectionFactory> withNoInfo = List.of(factories.get(0), factories.get(1), noInfoFactory);
+				assertThatExceptionOfType(LockConfigurationException.class)
+					.isThrownBy(() -> RedlockRegistry.builder(withNoInfo).leaseTime(LEASE).restartDelay(RESTART_DELAY).build())
+					.withMessageStartingWith("Redlock nodes [127.0.0.1:" + noInfo.port() + "] do not tell their uptime "
+							+ "(INFO server is refused or renamed), which a restart delay needs");
+				RedlockRegistry.builder(withNoInfo).leaseTime(LEASE).build().close();
+			}
+			finally {
+				noInfoFactory.destroy();
+			}
 		}
 	}
 
@@ -166,9 +191,28 @@ class RedlockRestartDelayIntegrationTests {
 		assertThat(node.template().hasKey("distlock:{" + key + "}")).isFalse();
 	}
 
+	/**
+	 * Ask the node alone, through a store with the restart delay, for a lock nobody holds there:
+	 * it answers taken, for no longer than the delay.
+	 */
+	private static void assertSittingOut(RedisServer node, String key) {
+		RedisLockStore store = RedisLockStore.forNode(node.connectionFactory(), "distlock:", Duration.ofMinutes(10), true,
+				RESTART_DELAY);
+		try {
+			assertThat(node.template().hasKey("distlock:{" + key + "}")).isFalse();
+			LockStore.Acquisition answer = store.tryAcquire(LockMode.EXCLUSIVE, key, "probe", LEASE, Duration.ZERO).join();
+			assertThat(answer.acquired()).isFalse();
+			assertThat(answer.holderTtlMillis()).isBetween(1L, RESTART_DELAY.plusSeconds(1).toMillis());
+		}
+		finally {
+			store.close();
+		}
+	}
+
 	private static void awaitNodesOlderThanTheDelay() {
 		await().atMost(RESTART_DELAY.multipliedBy(3))
-			.until(() -> nodes.stream().allMatch((node) -> uptime(node).compareTo(RESTART_DELAY) >= 0));
+			.until(() -> nodes.stream()
+				.allMatch((node) -> RedisLockStore.restartDelayLeft(uptime(node), RESTART_DELAY).compareTo(Duration.ZERO) <= 0));
 	}
 
 	private static Duration uptime(RedisServer node) {

@@ -17,7 +17,8 @@ import io.distlock.engine.RegistrySettings;
  * {@link #forceDelete(String)} removes a held key as an operator would, to test how code reacts
  * when its lock is lost. It implements {@link io.distlock.core.LockRegistryIntrospection}, so an
  * application whose {@code LockRegistry} bean it is gets {@code /actuator/locks} and the health
- * check as with Redis.
+ * check as with Redis. It grants leases of up to 365 days, the most any registry may be given, so
+ * that it never refuses a lease that an application's {@code distlock.max-lease-time} allows.
  */
 public class InMemoryLockRegistry extends AbstractLockRegistry {
 
@@ -40,9 +41,12 @@ public class InMemoryLockRegistry extends AbstractLockRegistry {
 	}
 
 	private InMemoryLockRegistry(InMemoryLockStore store, Duration leaseTime, LockListener listener) {
+		// As long a lease as any registry may be given: a test double must not refuse the leases
+		// an application's own distlock.max-lease-time allows.
 		super(store, new RegistrySettings(leaseTime, RegistrySettings.defaultRenewalInterval(leaseTime),
 				WaitStrategy.PUB_SUB, RegistrySettings.DEFAULT_PUB_SUB_RETRY_INTERVAL, listener,
-				RegistrySettings.newInstanceId()));
+				RegistrySettings.newInstanceId())
+			.withMaxLeaseTime(RegistrySettings.LIMIT_MAX_LEASE_TIME));
 		this.store = store;
 	}
 
