@@ -73,6 +73,22 @@ final class RedisLockScripts {
 			""";
 
 	/**
+	 * The body of an exclusive acquire, in one place for {@link #ACQUIRE} and
+	 * {@link #ACQUIRE_AFTER_RESTART_DELAY}: take the lock if free and mint its token; otherwise
+	 * mark the key as awaited for the caller's wait and answer {@code -2 - holder pttl}.
+	 */
+	private static final String TAKE = """
+			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+			  return mint(redis.call('time'), KEYS[2], ARGV[3])
+			end
+			local wait = tonumber(ARGV[4])
+			if wait > 0 and redis.call('pttl', KEYS[3]) < wait then
+			  redis.call('set', KEYS[3], '1', 'PX', wait)
+			end
+			return -2 - redis.call('pttl', KEYS[1])
+			""";
+
+	/**
 	 * Take the lock if free and mint its fencing token in the same step.
 	 * <p>
 	 * The token is {@code max(server time in microseconds, last token + 1)}: it grows across
@@ -84,16 +100,7 @@ final class RedisLockScripts {
 	 * KEYS: lock, fence, waiting. ARGV: owner, lease ms, fence retention ms, wait ms.
 	 * Returns the token, or {@code -2 - holder pttl}.
 	 */
-	static final LuaScript ACQUIRE = new LuaScript("acquire", MINT + """
-			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-			  return mint(redis.call('time'), KEYS[2], ARGV[3])
-			end
-			local wait = tonumber(ARGV[4])
-			if wait > 0 and redis.call('pttl', KEYS[3]) < wait then
-			  redis.call('set', KEYS[3], '1', 'PX', wait)
-			end
-			return -2 - redis.call('pttl', KEYS[1])
-			""", ReturnType.INTEGER);
+	static final LuaScript ACQUIRE = new LuaScript("acquire", MINT + TAKE, ReturnType.INTEGER);
 
 	/**
 	 * {@link #ACQUIRE} on a Redlock node that must sit out a restart delay: a node that started
@@ -114,15 +121,7 @@ final class RedisLockScripts {
 			if left > 0 then
 			  return -2 - left
 			end
-			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-			  return mint(redis.call('time'), KEYS[2], ARGV[3])
-			end
-			local wait = tonumber(ARGV[4])
-			if wait > 0 and redis.call('pttl', KEYS[3]) < wait then
-			  redis.call('set', KEYS[3], '1', 'PX', wait)
-			end
-			return -2 - redis.call('pttl', KEYS[1])
-			""", ReturnType.INTEGER);
+			""" + TAKE, ReturnType.INTEGER);
 
 	/**
 	 * Delete a lock only if the caller still owns it, and publish the release only when some
