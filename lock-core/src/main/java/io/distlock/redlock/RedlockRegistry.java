@@ -60,7 +60,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 
 	private final RedlockStore store;
 
-	/** How long a node that lost its data sits out, or {@code null} for no delay. */
+	/** How long a node sits out after its server started, or {@code null} for no delay. */
 	private final Duration restartDelay;
 
 	private RedlockRegistry(Builder builder) {
@@ -300,8 +300,9 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		 * restart them. A node that restarted (without persistence, from an RDB snapshot, or
 		 * from an append-only file that missed its last second) may have lost locks that are
 		 * still held through the other nodes; it grants nothing until every such lease has run
-		 * out. Each node's acquire script reads its uptime ({@code INFO server}, which must be
-		 * allowed in scripts). A deployment whose nodes all just started waits the delay once.
+		 * out. Each node's acquire script reads its uptime ({@code INFO server}): a node that
+		 * refuses {@code INFO} fails the build. A deployment whose nodes all just started waits
+		 * the delay once.
 		 * The longest lease, extension and hold-at-least ({@link #maxLeaseTime(Duration)}) is
 		 * capped by the delay. Every registry on the same nodes must set it.
 		 * @param restartDelay the delay, at least the lease time; {@code null} (the default) for
@@ -319,7 +320,8 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		 * @return the registry
 		 * @throws LockConfigurationException naming the option that is invalid, or the two nodes
 		 * that are not independent (the same replication id: one server listed under two
-		 * addresses, or a master and its replica)
+		 * addresses, or a master and its replica), or, with a restart delay, the nodes that answer
+		 * but do not tell their uptime
 		 */
 		public RedlockRegistry build() {
 			RedlockRegistry registry;
