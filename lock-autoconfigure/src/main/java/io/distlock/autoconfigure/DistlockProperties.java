@@ -78,6 +78,19 @@ public class DistlockProperties implements InitializingBean {
 	private Duration maxLeaseTime = AbstractRedisRegistryBuilder.DEFAULT_MAX_LEASE_TIME;
 
 	/**
+	 * Longest lock key in UTF-8 bytes, between 256 and 1048576: a longer key fails the call with
+	 * LockKeyException before anything reaches Redis, unless hash-long-keys is set.
+	 */
+	private int maxKeyBytes = AbstractRedisRegistryBuilder.DEFAULT_MAX_KEY_BYTES;
+
+	/**
+	 * Whether a key longer than max-key-bytes is locked as its start and its SHA-256 digest
+	 * instead of being refused. Equal keys give equal locks; leases, events and /actuator/locks
+	 * show the digest form.
+	 */
+	private boolean hashLongKeys;
+
+	/**
 	 * Order of the lock advice. Must be lower than the transaction advice's order, so that a
 	 * lock is taken before a transaction begins and released after it ends.
 	 */
@@ -162,6 +175,22 @@ public class DistlockProperties implements InitializingBean {
 
 	public void setRetryInterval(Duration retryInterval) {
 		this.retryInterval = retryInterval;
+	}
+
+	public int getMaxKeyBytes() {
+		return this.maxKeyBytes;
+	}
+
+	public void setMaxKeyBytes(int maxKeyBytes) {
+		this.maxKeyBytes = maxKeyBytes;
+	}
+
+	public boolean isHashLongKeys() {
+		return this.hashLongKeys;
+	}
+
+	public void setHashLongKeys(boolean hashLongKeys) {
+		this.hashLongKeys = hashLongKeys;
 	}
 
 	public Duration getMaxLeaseTime() {
@@ -261,6 +290,12 @@ public class DistlockProperties implements InitializingBean {
 							+ " from every lease leaves too little validity)");
 		}
 		requirePositive("distlock.fence-retention-time", this.fenceRetentionTime);
+		if (this.maxKeyBytes < AbstractRedisRegistryBuilder.MIN_MAX_KEY_BYTES
+				|| this.maxKeyBytes > AbstractRedisRegistryBuilder.LIMIT_MAX_KEY_BYTES) {
+			throw new InvalidLockPropertyException("distlock.max-key-bytes", this.maxKeyBytes, "must be between "
+					+ AbstractRedisRegistryBuilder.MIN_MAX_KEY_BYTES + " and "
+					+ AbstractRedisRegistryBuilder.LIMIT_MAX_KEY_BYTES);
+		}
 		requirePositive("distlock.max-lease-time", this.maxLeaseTime);
 		if (this.maxLeaseTime.compareTo(this.leaseTime) < 0
 				|| this.maxLeaseTime.compareTo(AbstractRedisRegistryBuilder.LIMIT_MAX_LEASE_TIME) > 0) {

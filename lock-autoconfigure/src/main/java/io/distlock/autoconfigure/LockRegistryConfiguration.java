@@ -42,6 +42,8 @@ class LockRegistryConfiguration {
 			.waitStrategy(properties.getWaitStrategy())
 			.fenceRetentionTime(properties.getFenceRetentionTime())
 			.maxLeaseTime(properties.getMaxLeaseTime())
+			.maxKeyBytes(properties.getMaxKeyBytes())
+			.hashLongKeys(properties.isHashLongKeys())
 			.perNodeTimeout(redlock.getPerNodeTimeout())
 			.driftFactor(redlock.getDriftFactor())
 			.minValidity(redlock.getMinValidity())
@@ -66,6 +68,8 @@ class LockRegistryConfiguration {
 			.waitStrategy(properties.getWaitStrategy())
 			.fenceRetentionTime(properties.getFenceRetentionTime())
 			.maxLeaseTime(properties.getMaxLeaseTime())
+			.maxKeyBytes(properties.getMaxKeyBytes())
+			.hashLongKeys(properties.isHashLongKeys())
 			.localHandoff(properties.getLocalHandoff().getMaxHandoffs(), properties.getLocalHandoff().getMaxTime())
 			.keyspaceEvents(properties.getLossDetection().isKeyspaceEvents())
 			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));

@@ -64,7 +64,8 @@ public @interface DistributedLock {
 	 * by position ({@code #p0} or {@code #a0}), or a bean ({@code @tenant.id()}). A constant key
 	 * is a quoted string: {@code "'nightly-report'"}. Empty means the lock's {@link #name()}:
 	 * one lock for the method, whatever its arguments. A key that evaluates to {@code null},
-	 * blank, or an object without its own {@code toString()} fails the call with a
+	 * blank, an object without its own {@code toString()}, or longer than
+	 * {@code distlock.max-key-bytes} fails the call with a
 	 * {@link io.distlock.core.LockKeyException} before the method runs.
 	 * @return the key expression
 	 */

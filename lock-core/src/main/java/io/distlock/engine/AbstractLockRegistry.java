@@ -394,21 +394,24 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	}
 
 	/**
-	 * Check a key given as a string: the rule every {@link LockRequest} applies, then the
-	 * store's own.
+	 * Check a key given as a string: the rule every {@link LockRequest} applies, this registry's
+	 * key limit (which may replace a long key by its digest form), then the store's own.
+	 * @return the key to lock
 	 */
 	private String usableKey(String key) {
-		LockKeys.requireUsable(key);
-		this.store.checkKey(key);
-		return key;
+		String locked = this.settings.keyLimit().apply(LockKeys.requireUsable(key));
+		this.store.checkKey(locked);
+		return locked;
 	}
 
 	/**
 	 * Return the engine's request for a {@link LockRequest}, which checked its key already: only
-	 * the store's rule is left to check, and the lease against this registry's settings.
+	 * the key limit and the store's rule are left to check, and the lease against this
+	 * registry's settings.
 	 */
 	private HoldRequest holdRequest(LockRequest request, HoldRequest.Waiter waiter) {
-		this.store.checkKey(request.key());
+		String key = this.settings.keyLimit().apply(request.key());
+		this.store.checkKey(key);
 		if (request.leaseTime() != null) {
 			this.settings.requireGrantable(request.leaseTime(), "leaseTime");
 		}
@@ -416,7 +419,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		// whoever holds the lease.
 		HoldRequest.Holder holder = (waiter != HoldRequest.Waiter.CONTINUATION && request.ownedByThread())
 				? HoldRequest.Holder.THREAD : HoldRequest.Holder.LEASE;
-		return new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, request.key(), request.name(),
+		return new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, key, request.name(),
 				HoldRequest.waitNanos(request.waitTime()), request.leaseTime(), holder, waiter);
 	}
 

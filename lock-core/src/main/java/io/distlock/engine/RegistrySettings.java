@@ -28,10 +28,11 @@ import io.distlock.core.WaitStrategy;
  * another thread of this process
  * @param maxLeaseTime the longest lease, extension or hold-at-least this registry grants: a holder
  * that dies keeps the lock that long
+ * @param keyLimit how long a key may be, and what becomes of a longer one
  */
 public record RegistrySettings(Duration leaseTime, Duration renewalInterval, WaitStrategy waitStrategy,
 		Duration retryInterval, LockListener listener, String instanceId, double driftFactor, Duration minValidity,
-		int maxLocalHandoffs, Duration maxLocalHandoffTime, Duration maxLeaseTime) {
+		int maxLocalHandoffs, Duration maxLocalHandoffTime, Duration maxLeaseTime, KeyLimit keyLimit) {
 
 	/** The default drift factor: 1% of the lease, as Redlock prescribes. */
 	public static final double DEFAULT_DRIFT_FACTOR = 0.01;
@@ -113,6 +114,7 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 					+ " but was '" + maxLocalHandoffs + "'");
 		}
 		requirePositive("maxLocalHandoffTime", maxLocalHandoffTime);
+		Objects.requireNonNull(keyLimit, "keyLimit must not be null");
 		Objects.requireNonNull(maxLeaseTime, "maxLeaseTime must not be null");
 		if (maxLeaseTime.compareTo(leaseTime) < 0 || maxLeaseTime.compareTo(LIMIT_MAX_LEASE_TIME) > 0) {
 			throw new LockConfigurationException("maxLeaseTime '" + maxLeaseTime + "' must be at least leaseTime '"
@@ -122,7 +124,8 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 
 	/**
 	 * Create settings with the default drift factor, no minimum validity, the default local
-	 * handoff limits and the default longest lease (or the lease time, if it is longer).
+	 * handoff limits, the default longest lease (or the lease time, if it is longer) and the
+	 * default key limit.
 	 * @param leaseTime the lease of a grant renewed by the watchdog
 	 * @param renewalInterval how often the watchdog renews a held grant
 	 * @param waitStrategy how waiters learn that a lock was released
@@ -135,7 +138,8 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 		this(leaseTime, renewalInterval, waitStrategy, retryInterval, listener, instanceId, DEFAULT_DRIFT_FACTOR,
 				Duration.ZERO, DEFAULT_MAX_LOCAL_HANDOFFS, DEFAULT_MAX_LOCAL_HANDOFF_TIME,
 				(leaseTime != null && leaseTime.compareTo(DEFAULT_MAX_LEASE_TIME) > 0) ? leaseTime
-						: DEFAULT_MAX_LEASE_TIME);
+						: DEFAULT_MAX_LEASE_TIME,
+				KeyLimit.DEFAULT);
 	}
 
 	/**
@@ -147,7 +151,7 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	public RegistrySettings withLocalHandoff(int maxHandoffs, Duration maxTime) {
 		return new RegistrySettings(this.leaseTime, this.renewalInterval, this.waitStrategy, this.retryInterval,
 				this.listener, this.instanceId, this.driftFactor, this.minValidity, maxHandoffs, maxTime,
-				this.maxLeaseTime);
+				this.maxLeaseTime, this.keyLimit);
 	}
 
 	/**
@@ -158,7 +162,18 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	public RegistrySettings withMaxLeaseTime(Duration maxLeaseTime) {
 		return new RegistrySettings(this.leaseTime, this.renewalInterval, this.waitStrategy, this.retryInterval,
 				this.listener, this.instanceId, this.driftFactor, this.minValidity, this.maxLocalHandoffs,
-				this.maxLocalHandoffTime, maxLeaseTime);
+				this.maxLocalHandoffTime, maxLeaseTime, this.keyLimit);
+	}
+
+	/**
+	 * Return these settings with another key limit.
+	 * @param keyLimit how long a key may be, and what becomes of a longer one
+	 * @return the new settings
+	 */
+	public RegistrySettings withKeyLimit(KeyLimit keyLimit) {
+		return new RegistrySettings(this.leaseTime, this.renewalInterval, this.waitStrategy, this.retryInterval,
+				this.listener, this.instanceId, this.driftFactor, this.minValidity, this.maxLocalHandoffs,
+				this.maxLocalHandoffTime, this.maxLeaseTime, keyLimit);
 	}
 
 	/**

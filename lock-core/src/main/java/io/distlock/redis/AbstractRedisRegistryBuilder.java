@@ -7,6 +7,7 @@ import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
+import io.distlock.engine.KeyLimit;
 import io.distlock.engine.RegistrySettings;
 
 /**
@@ -38,6 +39,15 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	/** The largest longest lease a registry may be given: 365 days. */
 	public static final Duration LIMIT_MAX_LEASE_TIME = RegistrySettings.LIMIT_MAX_LEASE_TIME;
 
+	/** The default longest key: 512 UTF-8 bytes. */
+	public static final int DEFAULT_MAX_KEY_BYTES = KeyLimit.DEFAULT_MAX_BYTES;
+
+	/** The shortest longest key a registry may be given. */
+	public static final int MIN_MAX_KEY_BYTES = KeyLimit.MIN_MAX_BYTES;
+
+	/** The largest longest key a registry may be given: 1 MiB. */
+	public static final int LIMIT_MAX_KEY_BYTES = KeyLimit.LIMIT_MAX_BYTES;
+
 	private String keyPrefix = RedisLockRegistry.DEFAULT_KEY_PREFIX;
 
 	private Duration leaseTime = DEFAULT_LEASE_TIME;
@@ -59,6 +69,10 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	private Duration maxLocalHandoffTime = DEFAULT_MAX_LOCAL_HANDOFF_TIME;
 
 	private Duration maxLeaseTime = DEFAULT_MAX_LEASE_TIME;
+
+	private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
+
+	private KeyLimit.Overflow longKeys = KeyLimit.Overflow.REFUSE;
 
 	/**
 	 * Create a builder with the default options.
@@ -183,6 +197,31 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	}
 
 	/**
+	 * Set the longest lock key, in UTF-8 bytes: a longer key is refused with a
+	 * {@code LockKeyException} before anything reaches Redis, unless
+	 * {@link #hashLongKeys(boolean)} (reliability catalogue B6).
+	 * @param maxKeyBytes the longest key, between {@value #MIN_MAX_KEY_BYTES} and 1 MiB; default
+	 * {@value #DEFAULT_MAX_KEY_BYTES}
+	 * @return this builder
+	 */
+	public B maxKeyBytes(int maxKeyBytes) {
+		this.maxKeyBytes = maxKeyBytes;
+		return self();
+	}
+
+	/**
+	 * Set whether a key longer than {@link #maxKeyBytes(int)} is locked as its start and its
+	 * SHA-256 digest instead of being refused. Equal keys give equal locks; leases, events and
+	 * {@code /actuator/locks} show the digest form.
+	 * @param hashLongKeys whether to digest long keys; default {@code false}
+	 * @return this builder
+	 */
+	public B hashLongKeys(boolean hashLongKeys) {
+		this.longKeys = hashLongKeys ? KeyLimit.Overflow.HASH : KeyLimit.Overflow.REFUSE;
+		return self();
+	}
+
+	/**
 	 * Return the longest lease the registry will grant: {@link #maxLeaseTime(Duration)}, unless a
 	 * kind of registry needs it shorter.
 	 * @return the longest lease
@@ -264,7 +303,8 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 				: RegistrySettings.defaultRetryInterval(this.waitStrategy);
 		String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
 		return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id, driftFactor,
-				minValidity, this.maxLocalHandoffs, this.maxLocalHandoffTime, grantableMaxLeaseTime());
+				minValidity, this.maxLocalHandoffs, this.maxLocalHandoffTime, grantableMaxLeaseTime(),
+				new KeyLimit(this.maxKeyBytes, this.longKeys));
 	}
 
 	@SuppressWarnings("unchecked")

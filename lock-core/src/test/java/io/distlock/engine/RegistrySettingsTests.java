@@ -59,7 +59,7 @@ class RegistrySettingsTests {
 				WaitStrategy.PUB_SUB, Duration.ofSeconds(1), new LockListener() {
 				}, "instance", RegistrySettings.DEFAULT_DRIFT_FACTOR, Duration.ofMillis(20),
 				RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFFS, RegistrySettings.DEFAULT_MAX_LOCAL_HANDOFF_TIME,
-				RegistrySettings.DEFAULT_MAX_LEASE_TIME);
+				RegistrySettings.DEFAULT_MAX_LEASE_TIME, KeyLimit.DEFAULT);
 		assertThatIllegalArgumentException().isThrownBy(() -> settings.requireGrantable(Duration.ofMillis(5), "leaseTime"))
 			.withMessageStartingWith("leaseTime must be at least 10ms");
 		// 22ms keeps back 2.22ms of drift: 19ms of validity is not more than the 20ms minimum.

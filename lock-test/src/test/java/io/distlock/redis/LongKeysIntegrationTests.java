@@ -1,0 +1,108 @@
+package io.distlock.redis;
+
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.distlock.core.LockKeyException;
+import io.distlock.core.LockLease;
+import io.distlock.core.LockRequest;
+import io.distlock.test.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Catalogue B6: huge keys. A key longer than the limit (512 UTF-8 bytes by default) is refused
+ * with a {@link LockKeyException} before anything reaches Redis, whichever way it is asked for;
+ * with long keys digested, 10 KB and 1 MB keys lock as their start and SHA-256 digest, equal keys
+ * giving equal locks and different ones different locks.
+ */
+@Timeout(60)
+class LongKeysIntegrationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private RedisLockRegistry registry;
+
+	@AfterEach
+	void close() {
+		if (this.registry != null) {
+			this.registry.close();
+		}
+		redis.server().flushAll();
+	}
+
+	@Test
+	void aKeyLongerThanTheLimitIsRefusedWhicheverWayItIsAskedFor() {
+		this.registry = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
+		String key = "a".repeat(513);
+		String message = "Lock key of 513 bytes is longer than the longest key, 512 bytes (distlock.max-key-bytes): "
+				+ "shorten it, lock on a digest of it, or set distlock.hash-long-keys=true. It starts with '"
+				+ "a".repeat(64) + "'";
+		assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> this.registry.acquire(key, Duration.ZERO))
+			.withMessage(message);
+		assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> this.registry.obtain(key))
+			.withMessage(message);
+		assertThatExceptionOfType(LockKeyException.class)
+			.isThrownBy(() -> this.registry.obtainMulti("short", key))
+			.withMessage(message);
+		assertThatExceptionOfType(CompletionException.class)
+			.isThrownBy(() -> this.registry.acquireAsync(LockRequest.of(key)).toCompletableFuture().join())
+			.withCauseInstanceOf(LockKeyException.class);
+		assertThat(redis.server().template().keys("*")).isEmpty();
+	}
+
+	@Test
+	void theLimitCountsUtf8BytesNotCharacters() {
+		this.registry = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
+		// 'é' is two bytes: 256 of them are 512 bytes, one more is too many.
+		try (LockLease lease = this.registry.acquire("é".repeat(256), Duration.ZERO)) {
+			assertThat(lease.key()).isEqualTo("é".repeat(256));
+		}
+		assertThatExceptionOfType(LockKeyException.class)
+			.isThrownBy(() -> this.registry.acquire("é".repeat(257), Duration.ZERO))
+			.withMessageStartingWith("Lock key of 514 bytes");
+		try (LockLease lease = this.registry.acquire("a".repeat(512), Duration.ZERO)) {
+			assertThat(lease.key()).hasSize(512);
+		}
+	}
+
+	@Test
+	void longKeysCanBeDigestedEqualKeysGivingEqualLocks() throws Exception {
+		this.registry = RedisLockRegistry.builder(redis.server().connectionFactory()).hashLongKeys(true).build();
+		for (int size : new int[] { 10 * 1024, 1024 * 1024 }) {
+			String key = "order:" + "x".repeat(size);
+			String sameStartOtherKey = "order:" + "x".repeat(size - 1) + "y";
+			try (RedisLockRegistry other = RedisLockRegistry.builder(redis.server().connectionFactory())
+				.hashLongKeys(true)
+				.build(); LockLease lease = this.registry.acquire(key, Duration.ZERO)) {
+				String digest = HexFormat.of()
+					.formatHex(java.security.MessageDigest.getInstance("SHA-256")
+						.digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+				assertThat(lease.key()).isEqualTo(key.substring(0, 64) + "#sha256:" + digest);
+				assertThat(redis.server().template().hasKey("distlock:{" + lease.key() + "}")).isTrue();
+				Optional<LockLease> same = other.tryAcquire(new String(key.toCharArray()), Duration.ZERO);
+				assertThat(same).as("the same long key from another instance").isEmpty();
+				Optional<LockLease> different = other.tryAcquire(sameStartOtherKey, Duration.ZERO);
+				assertThat(different).as("another long key with the same start").isPresent();
+				different.get().release();
+			}
+		}
+	}
+
+	@Test
+	void aLimitOutOfRangeIsRefusedWhenBuilt() {
+		assertThatExceptionOfType(io.distlock.core.LockConfigurationException.class)
+			.isThrownBy(() -> RedisLockRegistry.builder(redis.server().connectionFactory()).maxKeyBytes(100).build())
+			.withMessage("maxKeyBytes must be between 256 and 1048576 but was '100'");
+	}
+
+}
