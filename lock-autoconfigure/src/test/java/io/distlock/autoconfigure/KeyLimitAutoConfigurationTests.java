@@ -5,8 +5,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.distlock.annotation.DistributedLock;
 import io.distlock.core.LockKeyException;
 import io.distlock.core.LockLease;
+import io.distlock.core.LockRequest;
 import io.distlock.core.LockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -44,12 +46,35 @@ class KeyLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aTooLongKeyAmongSeveralFailsTheCallBeforeAnyKeyIsTaken() {
+		DistlockRunners.withRedis(redis.server()).withBean("twoKeys", TwoKeys.class).run((context) -> {
+			LockRegistry registry = context.getBean(LockRegistry.class);
+			// 'a' sorts first; it is held elsewhere, so taking it first would fail on contention.
+			try (LockLease held = registry.acquireAsync(LockRequest.of("a").ownedByThread(false))
+				.toCompletableFuture()
+				.join()) {
+				assertThatExceptionOfType(LockKeyException.class)
+					.isThrownBy(() -> context.getBean(TwoKeys.class).run("z".repeat(600)))
+					.withMessageStartingWith("Lock key of 600 bytes");
+			}
+		});
+	}
+
+	@Test
 	void aLimitOutOfRangeFailsStartupNamingTheProperty() {
 		DistlockRunners.withRedis(redis.server()).withPropertyValues("distlock.max-key-bytes=100").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
 				.isEqualTo("Property 'distlock.max-key-bytes' with value '100' must be between 256 and 1048576");
 		});
+	}
+
+	static class TwoKeys {
+
+		@DistributedLock(keys = { "'a'", "#longKey" }, waitTime = "0s")
+		public void run(String longKey) {
+		}
+
 	}
 
 }

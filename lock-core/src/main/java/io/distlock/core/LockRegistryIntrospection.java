@@ -55,6 +55,19 @@ public interface LockRegistryIntrospection {
 	}
 
 	/**
+	 * Return the key this registry locks for a key a caller gives: the key itself, or, for a
+	 * key longer than the registry allows with long keys digested, its digest form. What leases
+	 * report as their {@link LockLease#key()}, so that code looking for a held lease by a
+	 * caller's key finds it.
+	 * @param key the key as the caller gives it
+	 * @return the key as locked; the key itself by default
+	 * @throws LockKeyException if the registry refuses the key
+	 */
+	default String lockKey(String key) {
+		return key;
+	}
+
+	/**
 	 * Return the longest fixed lease, extension or hold-at-least this registry grants, if it
 	 * limits them, so that a {@code @DistributedLock} with a longer {@code leaseTime} or
 	 * {@code holdAtLeast} fails at startup rather than at its first call. The registries distlock

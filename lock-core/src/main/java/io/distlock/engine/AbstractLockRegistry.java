@@ -201,6 +201,16 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	}
 
 	/**
+	 * Return the key this registry locks for a key a caller gives (see {@link KeyLimit}).
+	 * @param key the key as the caller gives it
+	 * @return the key as locked
+	 */
+	@Override
+	public String lockKey(String key) {
+		return this.settings.keyLimit().apply(LockKeys.requireUsable(key));
+	}
+
+	/**
 	 * Return the longest lease this registry grants ({@code maxLeaseTime} of its builder).
 	 * @return the longest lease
 	 */

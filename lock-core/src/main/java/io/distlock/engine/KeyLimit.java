@@ -14,8 +14,9 @@ import io.distlock.core.LockKeyException;
  * catalogue B6). Redis takes keys of up to 512 MB, but a long key costs memory and time on every
  * acquire, renewal and release, and is usually a mistake (an entity's whole {@code toString()}).
  * A longer key is refused with a {@link LockKeyException}, or replaced by its start and its
- * SHA-256 digest: equal keys give equal locks, and the replacement is what leases, events and
- * {@code /actuator/locks} show.
+ * SHA-256 digest: equal keys give equal locks and different keys different ones (a key that
+ * contains the digest mark {@code #sha256:} is digested too, whatever its length), and the
+ * replacement is what leases, events and {@code /actuator/locks} show.
  *
  * @param maxBytes the longest key in UTF-8 bytes
  * @param overflow what becomes of a longer key
@@ -33,6 +34,9 @@ public record KeyLimit(int maxBytes, Overflow overflow) {
 
 	/** Keys of up to 512 bytes; longer ones refused. */
 	public static final KeyLimit DEFAULT = new KeyLimit(DEFAULT_MAX_BYTES, Overflow.REFUSE);
+
+	/** What separates a digested key's start from its digest. */
+	private static final String DIGEST_MARK = "#sha256:";
 
 	/** How many bytes of a digested key's start are kept, so that people can still read it. */
 	private static final int KEPT_START_BYTES = 64;
@@ -57,13 +61,16 @@ public record KeyLimit(int maxBytes, Overflow overflow) {
 	 * @throws LockKeyException if the key is too long and longer keys are refused
 	 */
 	public String apply(String key) {
+		// A key that looks digested is digested too: no key written out can take the lock of a
+		// long key that was digested.
+		boolean digestForm = this.overflow == Overflow.HASH && key.contains(DIGEST_MARK);
 		// A UTF-16 char is at most 3 UTF-8 bytes (a surrogate pair, two chars, is 4): short keys
 		// are let through without encoding them.
-		if (key.length() * 3 <= this.maxBytes) {
+		if (!digestForm && (long) key.length() * 3 <= this.maxBytes) {
 			return key;
 		}
 		byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-		if (bytes.length <= this.maxBytes) {
+		if (!digestForm && bytes.length <= this.maxBytes) {
 			return key;
 		}
 		String start = start(key);
@@ -72,7 +79,7 @@ public record KeyLimit(int maxBytes, Overflow overflow) {
 					+ this.maxBytes + " bytes (distlock.max-key-bytes): shorten it, lock on a digest of it, or set "
 					+ "distlock.hash-long-keys=true. It starts with '" + start + "'");
 		}
-		return start + "#sha256:" + HexFormat.of().formatHex(sha256(bytes));
+		return start + DIGEST_MARK + HexFormat.of().formatHex(sha256(bytes));
 	}
 
 	/**

@@ -14,6 +14,7 @@ import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRegistryIntrospection;
 import io.distlock.core.LockRequest;
 import io.distlock.interceptor.LockDefinition.ResultKind;
 
@@ -37,6 +38,10 @@ final class LockSet {
 	 */
 	static LockSet acquire(LockRegistry registry, LockDefinition definition, List<String> sortedKeys,
 			Duration waitTime) {
+		if (sortedKeys.size() > 1 && registry instanceof LockRegistryIntrospection introspection) {
+			// Every key the registry refuses (too long, say) fails the call before any is taken.
+			sortedKeys.forEach(introspection::lockKey);
+		}
 		long deadline = System.nanoTime() + LockRequest.boundedWait(waitTime).toNanos();
 		boolean async = definition.resultKind() == ResultKind.COMPLETION_STAGE;
 		List<LockLease> acquired = new ArrayList<>(sortedKeys.size());

@@ -10,6 +10,7 @@ import reactor.util.context.ContextView;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRegistry;
+import io.distlock.core.LockRegistryIntrospection;
 
 /**
  * The leases a reactive chain holds, read from the Reactor {@code Context}: the counterpart of
@@ -89,9 +90,15 @@ public final class ReactiveLockContext {
 	 */
 	public static @Nullable LockLease reentrant(ContextView context, LockRegistry registry, String key) {
 		List<Held> held = held(context);
+		if (held.isEmpty()) {
+			return null;
+		}
+		// A lease reports the key as locked, which may be a long key's digest form.
+		String locked = (registry instanceof LockRegistryIntrospection introspection) ? introspection.lockKey(key)
+				: key;
 		for (int i = held.size() - 1; i >= 0; i--) {
 			Held candidate = held.get(i);
-			if (candidate.registry() == registry && candidate.lease().key().equals(key)
+			if (candidate.registry() == registry && candidate.lease().key().equals(locked)
 					&& candidate.lease().isValid()) {
 				return candidate.lease();
 			}

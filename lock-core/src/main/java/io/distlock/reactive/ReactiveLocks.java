@@ -12,6 +12,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import io.distlock.core.LockKeyException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRegistry;
 import io.distlock.core.LockRegistryIntrospection;
@@ -138,7 +139,17 @@ public final class ReactiveLocks {
 			throw new IllegalArgumentException("holdAtLeast '" + holdAtLeast + "' is longer than the registry's "
 					+ "maxLeaseTime '" + maxLease + "': a holder that dies would keep the lock that long");
 		}
-		return ReactiveHold.hold(registry, sorted(requests), holdAtLeast, body);
+		List<LockRequest> sorted = sorted(requests);
+		if (sorted.size() > 1 && registry instanceof LockRegistryIntrospection introspection) {
+			try {
+				// A key the registry refuses (too long, say) fails the publisher before any is taken.
+				sorted.forEach((request) -> introspection.lockKey(request.key()));
+			}
+			catch (LockKeyException ex) {
+				return Flux.error(ex);
+			}
+		}
+		return ReactiveHold.hold(registry, sorted, holdAtLeast, body);
 	}
 
 	private static List<LockRequest> sorted(List<LockRequest> requests) {

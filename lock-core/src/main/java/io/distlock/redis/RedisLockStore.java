@@ -416,6 +416,7 @@ public final class RedisLockStore implements LockStore {
 	 * {@code INFO server}). Blocking; called once, when a Redlock registry starts, which with a
 	 * restart delay says which nodes still sit it out.
 	 * @return the uptime, or empty when the node does not tell it ({@code INFO} refused or renamed)
+	 * @throws RuntimeException the driver's exception if the node fails otherwise
 	 */
 	public Optional<Duration> uptime() {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
@@ -424,9 +425,11 @@ public final class RedisLockStore implements LockStore {
 			return (seconds != null) ? Optional.of(Duration.ofSeconds(Long.parseLong(seconds.trim()))) : Optional.empty();
 		}
 		catch (RuntimeException ex) {
-			// INFO refused or renamed (or the node failed since the warm-up): the registry refuses
-			// a restart delay on a node that answered but does not tell its uptime.
-			return Optional.empty();
+			if (isRefusal(ex)) {
+				// INFO refused or renamed: the registry refuses a restart delay on such a node.
+				return Optional.empty();
+			}
+			throw ex;
 		}
 	}
 
@@ -451,6 +454,20 @@ public final class RedisLockStore implements LockStore {
 		catch (RuntimeException ex) {
 			return Optional.empty();
 		}
+	}
+
+	/**
+	 * Return whether a failure is the server refusing a command (an ACL, or a renamed or unknown
+	 * command) rather than failing to answer.
+	 */
+	private static boolean isRefusal(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			String message = String.valueOf(cause.getMessage());
+			if (message.contains("NOPERM") || message.contains("unknown command")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override

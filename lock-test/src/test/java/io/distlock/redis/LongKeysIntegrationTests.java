@@ -1,5 +1,7 @@
 package io.distlock.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -10,9 +12,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import reactor.core.publisher.Mono;
+
+import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockKeyException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
+import io.distlock.reactive.ReactiveLocks;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Catalogue B6: huge keys. A key longer than the limit (512 UTF-8 bytes by default) is refused
- * with a {@link LockKeyException} before anything reaches Redis, whichever way it is asked for;
+ * with a {@link LockKeyException} before anything reaches Redis, by the registry's own methods;
  * with long keys digested, 10 KB and 1 MB keys lock as their start and SHA-256 digest, equal keys
  * giving equal locks and different ones different locks.
  */
@@ -85,8 +91,7 @@ class LongKeysIntegrationTests {
 				.hashLongKeys(true)
 				.build(); LockLease lease = this.registry.acquire(key, Duration.ZERO)) {
 				String digest = HexFormat.of()
-					.formatHex(java.security.MessageDigest.getInstance("SHA-256")
-						.digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+					.formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
 				assertThat(lease.key()).isEqualTo(key.substring(0, 64) + "#sha256:" + digest);
 				assertThat(redis.server().template().hasKey("distlock:{" + lease.key() + "}")).isTrue();
 				Optional<LockLease> same = other.tryAcquire(new String(key.toCharArray()), Duration.ZERO);
@@ -99,8 +104,45 @@ class LongKeysIntegrationTests {
 	}
 
 	@Test
+	void aKeyWrittenInDigestFormIsDigestedTooSoItCannotTakeALongKeysLock() {
+		this.registry = RedisLockRegistry.builder(redis.server().connectionFactory()).hashLongKeys(true).build();
+		String longKey = "x".repeat(1000);
+		try (LockLease lease = this.registry.acquire(longKey, Duration.ZERO)) {
+			String written = lease.key();
+			assertThat(written).contains("#sha256:");
+			try (LockLease other = this.registry.acquire(written, Duration.ZERO)) {
+				assertThat(other.key()).isNotEqualTo(written).startsWith(written.substring(0, 64) + "#sha256:");
+			}
+		}
+	}
+
+	@Test
+	void aDigestedKeyKeepsItsStartWithoutSplittingACharacter() {
+		this.registry = RedisLockRegistry.builder(redis.server().connectionFactory()).hashLongKeys(true).build();
+		// Four bytes each: 16 fit the 64 bytes kept. Three bytes each: 21.
+		try (LockLease lease = this.registry.acquire("😀".repeat(200), Duration.ZERO)) {
+			assertThat(lease.key()).startsWith("😀".repeat(16) + "#sha256:");
+		}
+		try (LockLease lease = this.registry.acquire("€".repeat(200), Duration.ZERO)) {
+			assertThat(lease.key()).startsWith("€".repeat(21) + "#sha256:");
+		}
+	}
+
+	@Test
+	void aNestedReactiveHoldOfADigestedKeyReEntersIt() {
+		this.registry = RedisLockRegistry.builder(redis.server().connectionFactory()).hashLongKeys(true).build();
+		String key = "k".repeat(10_000);
+		LockRequest once = LockRequest.of(key).waitTime(Duration.ZERO);
+		String inner = ReactiveLocks
+			.withLock(this.registry, once,
+					(outer) -> ReactiveLocks.withLock(this.registry, once, (nested) -> Mono.just(nested.key())))
+			.block(Duration.ofSeconds(10));
+		assertThat(inner).startsWith("k".repeat(64) + "#sha256:");
+	}
+
+	@Test
 	void aLimitOutOfRangeIsRefusedWhenBuilt() {
-		assertThatExceptionOfType(io.distlock.core.LockConfigurationException.class)
+		assertThatExceptionOfType(LockConfigurationException.class)
 			.isThrownBy(() -> RedisLockRegistry.builder(redis.server().connectionFactory()).maxKeyBytes(100).build())
 			.withMessage("maxKeyBytes must be between 256 and 1048576 but was '100'");
 	}

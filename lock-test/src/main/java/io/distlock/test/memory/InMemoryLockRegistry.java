@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.distlock.core.LockListener;
 import io.distlock.core.WaitStrategy;
 import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.engine.KeyLimit;
 import io.distlock.engine.RegistrySettings;
 
 /**
@@ -17,8 +18,9 @@ import io.distlock.engine.RegistrySettings;
  * {@link #forceDelete(String)} removes a held key as an operator would, to test how code reacts
  * when its lock is lost. It implements {@link io.distlock.core.LockRegistryIntrospection}, so an
  * application whose {@code LockRegistry} bean it is gets {@code /actuator/locks} and the health
- * check as with Redis. It grants leases of up to 365 days, the most any registry may be given, so
- * that it never refuses a lease that an application's {@code distlock.max-lease-time} allows.
+ * check as with Redis. It grants leases of up to 365 days and takes keys of up to 1 MiB (longer
+ * ones digested), the most any registry may be given, so that it never refuses a lease or key
+ * that an application's {@code distlock.max-lease-time} and {@code distlock.max-key-bytes} allow.
  */
 public class InMemoryLockRegistry extends AbstractLockRegistry {
 
@@ -41,12 +43,13 @@ public class InMemoryLockRegistry extends AbstractLockRegistry {
 	}
 
 	private InMemoryLockRegistry(InMemoryLockStore store, Duration leaseTime, LockListener listener) {
-		// As long a lease as any registry may be given: a test double must not refuse the leases
-		// an application's own distlock.max-lease-time allows.
+		// As long a lease and key as any registry may be given: a test double must not refuse the
+		// leases and keys an application's own distlock.max-lease-time and max-key-bytes allow.
 		super(store, new RegistrySettings(leaseTime, RegistrySettings.defaultRenewalInterval(leaseTime),
 				WaitStrategy.PUB_SUB, RegistrySettings.DEFAULT_PUB_SUB_RETRY_INTERVAL, listener,
 				RegistrySettings.newInstanceId())
-			.withMaxLeaseTime(RegistrySettings.LIMIT_MAX_LEASE_TIME));
+			.withMaxLeaseTime(RegistrySettings.LIMIT_MAX_LEASE_TIME)
+			.withKeyLimit(new KeyLimit(KeyLimit.LIMIT_MAX_BYTES, KeyLimit.Overflow.HASH)));
 		this.store = store;
 	}
 
