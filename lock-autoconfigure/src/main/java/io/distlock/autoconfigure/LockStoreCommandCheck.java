@@ -1,7 +1,6 @@
 package io.distlock.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -20,6 +19,7 @@ import org.springframework.util.ClassUtils;
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.WaitStrategy;
+import io.distlock.redis.CommandRefusal;
 
 /**
  * Checks at startup that the Redis holding the locks (the application's, or every Redlock node,
@@ -131,13 +131,9 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 			return null;
 		}
 		catch (RuntimeException ex) {
-			for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-				String message = String.valueOf(cause.getMessage());
-				String lower = message.toLowerCase(Locale.ROOT);
-				if (lower.contains("unknown command") || lower.contains("noperm") || lower.contains("not allowed")
-						|| lower.contains("disabled")) {
-					return message;
-				}
+			String refused = CommandRefusal.of(ex);
+			if (refused != null) {
+				return refused;
 			}
 			logger.debug("Distributed locks: a command probe failed without refusing the command", ex);
 			return null;

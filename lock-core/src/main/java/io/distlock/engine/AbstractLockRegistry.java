@@ -409,7 +409,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	 * @return the key to lock
 	 */
 	private String usableKey(String key) {
-		String locked = this.settings.keyLimit().apply(LockKeys.requireUsable(key));
+		String locked = lockKey(key);
 		this.store.checkKey(locked);
 		return locked;
 	}

@@ -425,7 +425,7 @@ public final class RedisLockStore implements LockStore {
 			return (seconds != null) ? Optional.of(Duration.ofSeconds(Long.parseLong(seconds.trim()))) : Optional.empty();
 		}
 		catch (RuntimeException ex) {
-			if (isRefusal(ex)) {
+			if (CommandRefusal.of(ex) != null) {
 				// INFO refused or renamed: the registry refuses a restart delay on such a node.
 				return Optional.empty();
 			}
@@ -454,20 +454,6 @@ public final class RedisLockStore implements LockStore {
 		catch (RuntimeException ex) {
 			return Optional.empty();
 		}
-	}
-
-	/**
-	 * Return whether a failure is the server refusing a command (an ACL, or a renamed or unknown
-	 * command) rather than failing to answer.
-	 */
-	private static boolean isRefusal(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			String message = String.valueOf(cause.getMessage());
-			if (message.contains("NOPERM") || message.contains("unknown command")) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	@Override
