@@ -45,10 +45,19 @@ public final class ChildJvm implements AutoCloseable {
 	 * Start {@code main} of the given class in a new JVM with this JVM's classpath.
 	 */
 	public static ChildJvm start(Class<?> mainClass, String... arguments) throws IOException {
+		return start(List.of(), mainClass, arguments);
+	}
+
+	/**
+	 * Start {@code main} of the given class in a new JVM with this JVM's classpath and the given
+	 * JVM options (system properties, for example).
+	 */
+	public static ChildJvm start(List<String> jvmOptions, Class<?> mainClass, String... arguments) throws IOException {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.add("-Xmx256m");
 		command.add("-XX:TieredStopAtLevel=1");
+		command.addAll(jvmOptions);
 		command.add("-cp");
 		command.add(System.getProperty("java.class.path"));
 		command.add(mainClass.getName());
