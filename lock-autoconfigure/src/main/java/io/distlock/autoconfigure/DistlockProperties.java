@@ -329,7 +329,7 @@ public class DistlockProperties implements InitializingBean {
 		this.localHandoff.validate();
 		if (this.lossDetection.isKeyspaceEvents() && this.redlock.isEnabled()) {
 			throw new InvalidLockPropertyException("distlock.loss-detection.keyspace-events", true,
-					"is not supported with Redlock (distlock.redlock.enabled): turn one of them off");
+					"is not supported with Redlock (distlock.redlock.nodes): turn one of them off");
 		}
 		if (this.redlock.isEnabled() && this.replicaAcknowledgement.getReplicas() > 0) {
 			throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas",

@@ -237,6 +237,7 @@ class DistlockAutoConfigurationTests {
 			distlock.redlock.drift-factor=0.5                     | Property 'distlock.redlock.drift-factor' with value '0.5' must be in (0, 0.1]
 			distlock.redlock.per-node-timeout=2s                  | Property 'distlock.lease-time' with value 'PT2S' must be longer than distlock.redlock.per-node-timeout
 			distlock.replica-acknowledgement.replicas=1           | Property 'distlock.replica-acknowledgement.replicas' with value '1' cannot be combined with distlock.redlock.nodes
+			distlock.loss-detection.keyspace-events=true          | Property 'distlock.loss-detection.keyspace-events' with value 'true' is not supported with Redlock (distlock.redlock.nodes)
 			""")
 	void invalidRedlockPropertiesFailAtStartup(String property, String message) {
 		runner().withPropertyValues("distlock.redlock.nodes=redis://a:1,redis://b:1,redis://c:1",
