@@ -108,9 +108,9 @@ public class DistlockProperties implements InitializingBean {
 
 	/**
 	 * Whether startup fails when the store that holds the locks does not answer (checked once,
-	 * within about a second, once every bean is created). Off by default: the application starts,
-	 * the distlock health component reports DOWN, and lock calls fail with
-	 * LockAcquisitionException until the store answers.
+	 * within about a second, once every bean is created). Off by default: the application starts
+	 * with a warning that names the address it tried, the distlock health component reports
+	 * DOWN, and lock calls fail with LockAcquisitionException until the store answers.
 	 */
 	private boolean failFast;
 

@@ -29,7 +29,8 @@ import io.distlock.redis.CommandRefusal;
  * {@code distlock.replica-acknowledgement.replicas} above 0, and {@code TIME} always (the acquire
  * scripts mint fencing tokens from it). A refused command that the configuration needs stops
  * startup with a message naming the store, the command, the property and what to do; one it
- * does not need is ignored. A store that does not answer is logged and does not stop startup.
+ * does not need is ignored. A store that does not answer does not stop startup: the one Redis
+ * that holds the locks is logged as a warning that says what follows, a Redlock node at INFO.
  * Each probe is harmless: {@code EVALSHA} of an unknown script, {@code PUBLISH} to a channel
  * nobody reads, {@code WAIT 0 0}, {@code TIME}.
  */
@@ -78,8 +79,18 @@ final class LockStoreCommandCheck implements SmartInitializingSingleton {
 			if (!checked.isDone() || checked.isCompletedExceptionally()) {
 				// The store may be down at startup; the registry reports that at first use and in
 				// health, so a failed check does not stop the application.
-				logger.info("Distributed locks: could not check the commands of " + store + ": "
-						+ StoreProbes.noAnswer(checked));
+				if (this.stores.size() > 1) {
+					logger.info("Distributed locks: could not check the commands of " + store + ": "
+							+ StoreProbes.noAnswer(checked));
+				}
+				else if (!this.properties.isFailFast()) {
+					// The one store that holds the locks: say what follows for the application. With
+					// fail-fast, LockStoreStartupCheck stops startup instead.
+					logger.warn("Distributed locks: " + store + " did not answer at startup ("
+							+ StoreProbes.noAnswer(checked) + "): lock calls fail with LockAcquisitionException and "
+							+ "the distlock health component reports DOWN until it answers; "
+							+ "set distlock.fail-fast=true to refuse to start instead");
+				}
 			}
 		});
 	}

@@ -41,7 +41,8 @@ final class LockStoreStartupCheck implements SmartInitializingSingleton {
 		}
 		catch (RuntimeException ex) {
 			throw new InvalidLockPropertyException(PROPERTY, true,
-					"stops startup when the store that holds the locks does not answer, and it did not (" + ex
+					"stops startup when the store that holds the locks does not answer, and it did not ("
+							+ StoreProbes.describe(ex)
 							+ "). Start the Redis that holds the locks or fix spring.data.redis.* (or "
 							+ "distlock.redlock.nodes), or set " + PROPERTY + "=false to start anyway: the distlock "
 							+ "health component then reports DOWN until the store answers",

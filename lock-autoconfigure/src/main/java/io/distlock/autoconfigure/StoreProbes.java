@@ -75,9 +75,32 @@ final class StoreProbes {
 			return "";
 		}
 		catch (RuntimeException ex) {
-			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			return String.valueOf(cause.getMessage());
+			return describe((ex.getCause() != null) ? ex.getCause() : ex);
 		}
+	}
+
+	/**
+	 * Describe why a store failed: the failure's message followed by those of its causes that
+	 * add to it, so that a message such as {@code Unable to connect to Redis} is followed by the
+	 * driver's {@code Unable to connect to localhost/<unresolved>:6379}, which names the address
+	 * that was tried.
+	 * @param failure what the store or its driver threw
+	 * @return the messages, outermost first, separated by {@code ": "}
+	 */
+	static String describe(Throwable failure) {
+		StringBuilder description = new StringBuilder(
+				(failure.getMessage() != null) ? failure.getMessage() : failure.getClass().getName());
+		String previous = description.toString();
+		Throwable cause = failure.getCause();
+		while (cause != null && cause != cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && !previous.contains(message)) {
+				description.append(": ").append(message);
+				previous = message;
+			}
+			cause = cause.getCause();
+		}
+		return description.toString();
 	}
 
 }

@@ -5,9 +5,12 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockRegistry;
@@ -22,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * start, and the failure names the property; without it (the default), the application starts,
  * its health is DOWN and lock calls fail until the store answers.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FailFastIntegrationTests {
 
 	private static RedisServer running;
@@ -43,20 +47,28 @@ class FailFastIntegrationTests {
 	}
 
 	@Test
-	void aStoreThatDoesNotAnswerStopsStartup() {
+	void aStoreThatDoesNotAnswerStopsStartup(CapturedOutput output) {
 		DistlockRunners.withRedis(stopped).withPropertyValues("distlock.fail-fast=true").run((context) -> {
 			assertThat(context).hasFailed();
 			InvalidLockPropertyException failure = DistlockRunners.invalidProperty(context.getStartupFailure());
 			assertThat(failure.getProperty()).isEqualTo("distlock.fail-fast");
 			assertThat(failure.getMessage()).contains("the store that holds the locks does not answer");
+			// The driver's own message names the address that was tried.
+			assertThat(failure.getMessage()).contains(":" + stopped.port());
 			assertThat(failure.getCause()).isNotNull();
+			// The failure says it; no warning first that suggests the property already set.
+			assertThat(output).doesNotContain("set distlock.fail-fast=true");
 		});
 	}
 
 	@Test
-	void withoutFailFastTheApplicationStartsReportsDownAndLockCallsFail() {
+	void withoutFailFastTheApplicationStartsReportsDownAndLockCallsFail(CapturedOutput output) {
 		DistlockRunners.withRedis(stopped).run((context) -> {
 			assertThat(context).hasNotFailed();
+			// A warning at startup that names the address tried and says what follows.
+			assertThat(output.getOut()).containsPattern("WARN .* Distributed locks: the Redis that holds the locks did "
+					+ "not answer at startup \\(.*:" + stopped.port() + ".*\\): lock calls fail with "
+					+ "LockAcquisitionException .* set distlock.fail-fast=true to refuse to start instead");
 			HealthIndicator health = context.getBean("distlockHealthIndicator", HealthIndicator.class);
 			assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
 			assertThatExceptionOfType(LockAcquisitionException.class)
