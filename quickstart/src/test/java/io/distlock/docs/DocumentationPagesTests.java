@@ -13,7 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Keeps the README a landing page: short, linking every page under {@code docs/}, and no link in
- * the README or in {@code docs/} that leads nowhere.
+ * the README or in {@code docs/} that leads nowhere: neither to a file nor to a heading
+ * ({@code #anchor}) that does not exist.
  */
 class DocumentationPagesTests {
 
@@ -54,6 +55,47 @@ class DocumentationPagesTests {
 			}
 		}
 		assertThat(broken).as("links to files that do not exist").isEmpty();
+	}
+
+	@Test
+	void everyAnchorLeadsToAHeading() {
+		List<String> broken = new ArrayList<>();
+		for (Path page : Documentation.allPages()) {
+			Matcher link = LINK.matcher(Documentation.read(page));
+			while (link.find()) {
+				String target = link.group(1);
+				int hash = target.indexOf('#');
+				if (target.startsWith("http") || hash < 0) {
+					continue;
+				}
+				String file = target.substring(0, hash);
+				Path linked = file.isEmpty() ? page : page.getParent().resolve(file);
+				if (!Files.isRegularFile(linked) || !linked.toString().endsWith(".md")) {
+					continue;
+				}
+				if (!Anchors.of(Documentation.read(linked)).contains(target.substring(hash + 1))) {
+					broken.add(Documentation.name(page) + " -> " + target);
+				}
+			}
+		}
+		assertThat(broken).as("links to headings that do not exist").isEmpty();
+	}
+
+	@Test
+	void anchorsFollowGitHubsRules() {
+		// The negative control: a heading's anchor as GitHub makes it, so that a wrong one is found.
+		String page = """
+				# distlock
+				## `@DistributedLock` reference
+				## Reactive: `Mono`, `Flux` and `Publisher`
+				```bash
+				# a comment, not a heading
+				```
+				## A [linked](other.md) heading
+				## Reactive: `Mono`, `Flux` and `Publisher`
+				""";
+		assertThat(Anchors.of(page)).containsExactly("distlock", "distributedlock-reference",
+				"reactive-mono-flux-and-publisher", "a-linked-heading", "reactive-mono-flux-and-publisher-1");
 	}
 
 }
