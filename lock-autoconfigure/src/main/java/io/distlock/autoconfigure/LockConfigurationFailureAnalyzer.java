@@ -14,7 +14,11 @@ class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfi
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, LockConfigurationException cause) {
 		String action;
-		if (cause instanceof InvalidLockPropertyException property) {
+		if (cause instanceof LockStoreUnavailableException) {
+			action = "Start the Redis that holds the locks, or point spring.data.redis.* (or distlock.redlock.nodes) at "
+					+ "it; or set distlock.fail-fast=false to start without it (lock calls then fail until it answers).";
+		}
+		else if (cause instanceof InvalidLockPropertyException property) {
 			action = "Update '" + property.getProperty() + "' in your application configuration.";
 		}
 		else if (cause instanceof LettuceRequiredException) {

@@ -40,7 +40,7 @@ final class LockStoreStartupCheck implements SmartInitializingSingleton {
 			introspection.checkStore();
 		}
 		catch (RuntimeException ex) {
-			throw new InvalidLockPropertyException(PROPERTY, true,
+			throw new LockStoreUnavailableException(
 					"stops startup when the store that holds the locks does not answer, and it did not ("
 							+ StoreProbes.describe(ex)
 							+ "). Start the Redis that holds the locks or fix spring.data.redis.* (or "

@@ -53,7 +53,7 @@ class UnknownLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unbound
 		}
 		action.append("Every distlock property is in the configuration metadata (IDE completion) and in the "
 				+ "project's docs/configuration.md.");
-		return new FailureAnalysis(description.toString(), action.toString(), cause);
+		return new FailureAnalysis(description.toString().stripTrailing(), action.toString(), cause);
 	}
 
 	/**

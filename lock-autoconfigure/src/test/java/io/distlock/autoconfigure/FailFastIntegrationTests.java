@@ -56,6 +56,9 @@ class FailFastIntegrationTests {
 			// The driver's own message names the address that was tried.
 			assertThat(failure.getMessage()).contains(":" + stopped.port());
 			assertThat(failure.getCause()).isNotNull();
+			// The property is right: the action is about the store.
+			assertThat(new LockConfigurationFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+				.startsWith("Start the Redis that holds the locks");
 			// The failure says it; no warning first that suggests the property already set.
 			assertThat(output).doesNotContain("set distlock.fail-fast=true");
 		});
