@@ -293,6 +293,15 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	@Override
+	public CompletableFuture<Boolean> keepExclusive(String key, String owner, long lastToken, Duration keepTime) {
+		byte[][] keysAndArgs = keysAndArgs(new byte[][] { bytes(owner), bytes(Long.toString(lastToken)),
+				this.fenceRetentionMillis, leaseMillis(keepTime) }, this.keys.lock(key), this.keys.fence(key));
+		CompletableFuture<Long> kept = call(
+				(connection) -> RedisLockScripts.KEEP_EXCLUSIVE.run(connection, 2, keysAndArgs));
+		return kept.thenApply((answer) -> answer != null && answer == 1L);
+	}
+
+	@Override
 	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
 		// Readers are scored with the server's clock: the script compares with it, not with ours.
 		byte[] readers = bytes((grant.mode() == LockMode.READ) ? "1" : "0");
