@@ -3,6 +3,7 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
@@ -57,8 +58,9 @@ final class GrantAcquirer {
 		String writeOwner;
 		try {
 			ThreadHolds.Bound own = request.ownedByThread() ? this.threadHolds.find(gateKey, current) : null;
-			if (own != null) {
-				return reenter(own.grant());
+			HeldLease reentered = (own != null) ? reenter(own.grant()) : null;
+			if (reentered != null) {
+				return reentered;
 			}
 			writeOwner = request.ownedByThread() ? heldWriteOwner(request, current) : null;
 		}
@@ -171,13 +173,25 @@ final class GrantAcquirer {
 
 	/**
 	 * Re-enter a grant the calling thread owns. A lost one is not re-entered: the outer hold is no
-	 * longer protected, and taking a fresh grant underneath it would hide that.
+	 * longer protected, and taking a fresh grant underneath it would hide that. Nor is one whose
+	 * last hold was released already, by another thread, whose release is still on its way: it
+	 * is no longer held, so the caller acquires the key afresh, behind that release.
+	 * @return the new hold, or {@code null} if the grant's holds are all released
 	 */
 	private HeldLease reenter(Grant grant) {
-		if (!grant.isActive()) {
-			throw grant.lostException();
+		AtomicInteger holds = grant.holds();
+		int held;
+		do {
+			held = holds.get();
+			if (held == 0) {
+				// Never from zero: the release that took it there hands over or deletes the grant.
+				return null;
+			}
+			if (grant.isLost()) {
+				throw grant.lostException();
+			}
 		}
-		grant.holds().incrementAndGet();
+		while (!holds.compareAndSet(held, held + 1));
 		return new HeldLease(this.parts, grant);
 	}
 
