@@ -497,7 +497,9 @@ public final class RedisLockStore implements LockStore {
 			HeldKey grant = grants.get(i);
 			String group = (grant.mode() == LockMode.READ) ? "read" : "lock";
 			if (cluster) {
-				group += ":" + ClusterSlotHashUtil.calculateSlot(this.keys.lockKey(grant.key()));
+				// The slot of the UTF-8 bytes Redis hashes: calculateSlot(String) encodes with the
+				// platform's default charset, which may be another one (Java 17 without a locale).
+				group += ":" + ClusterSlotHashUtil.calculateSlot(this.keys.lock(grant.key()));
 			}
 			groups.computeIfAbsent(group, (g) -> new ArrayList<>()).add(i);
 		}
