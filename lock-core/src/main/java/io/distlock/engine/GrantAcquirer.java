@@ -62,6 +62,9 @@ final class GrantAcquirer {
 			if (reentered != null) {
 				return reentered;
 			}
+			if (request.ownedByThread()) {
+				refuseWaitingForItself(request, current);
+			}
 			writeOwner = request.ownedByThread() ? heldWriteOwner(request, current) : null;
 		}
 		catch (RuntimeException ex) {
@@ -193,6 +196,34 @@ final class GrantAcquirer {
 		}
 		while (!holds.compareAndSet(held, held + 1));
 		return new HeldLease(this.parts, grant);
+	}
+
+	/**
+	 * Refuse at once an exclusive lock asked for by a thread that holds the fair lock of the same
+	 * key, and the other way round: both are one lock in the store, whose local gates and thread
+	 * holds are apart, so the request would wait for the thread's own hold until its wait time,
+	 * or for ever.
+	 */
+	private void refuseWaitingForItself(HoldRequest request, Thread current) {
+		LockMode held = switch (request.mode()) {
+			case EXCLUSIVE -> LockMode.FAIR;
+			case FAIR -> LockMode.EXCLUSIVE;
+			case READ, WRITE -> null;
+		};
+		if (held == null) {
+			return;
+		}
+		ThreadHolds.Bound own = this.threadHolds.find(KeyGates.gateKey(held, request.key(), current, 0), current);
+		if (own != null && own.grant().isActive()) {
+			throw new IllegalMonitorStateException("Cannot take the " + kind(request.mode()) + " lock for key '"
+					+ request.key() + "' while the current thread holds its " + kind(held)
+					+ " lock: both are one lock in the store, so it would wait for itself. Use the lock the thread"
+					+ " holds");
+		}
+	}
+
+	private static String kind(LockMode mode) {
+		return (mode == LockMode.FAIR) ? "fair" : "exclusive";
 	}
 
 	/**
