@@ -138,6 +138,40 @@ class UnusualCharacterKeysIntegrationTests {
 	}
 
 	/**
+	 * A key with an unpaired surrogate (a string cut in the middle of an emoji) cannot be written
+	 * as UTF-8: Redis gets '?' in its place, so two such keys that differ only there are one lock
+	 * in Redis. Inside the process they are that one lock too: a thread holding one re-enters the
+	 * other instead of waiting for itself, and a multi-lock over both takes it once.
+	 */
+	@Test
+	void keysThatDifferOnlyInUnpairedSurrogatesAreOneLockInTheProcessAsInRedis() throws Exception {
+		RedisLockRegistry registry = register();
+		RedisLockRegistry other = register();
+		String base = "cut:" + UUID.randomUUID() + ":";
+		String high = base + "\uD83D";
+		String low = base + "\uDE00";
+		DistLock held = registry.obtain(high);
+		held.lock();
+		try {
+			assertThat(other.obtain(low).tryLock()).as("one lock in Redis").isFalse();
+			long start = System.nanoTime();
+			DistLock lookalike = registry.obtain(low);
+			boolean reentered = lookalike.tryLock(Duration.ofSeconds(3));
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("waited for itself")
+				.isLessThan(1_500L);
+			assertThat(reentered).isTrue();
+			lookalike.unlock();
+		}
+		finally {
+			held.unlock();
+		}
+		DistLock both = registry.obtainMulti(high, low);
+		assertThat(both.tryLock(Duration.ofSeconds(3))).as("a multi-lock over both").isTrue();
+		both.unlock();
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	/**
 	 * A process whose default charset is ISO-8859-1 and one whose default is UTF-8 lock the same
 	 * key: distlock encodes keys as UTF-8 itself, never with the platform default.
 	 */
