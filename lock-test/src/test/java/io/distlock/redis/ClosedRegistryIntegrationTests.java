@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -11,10 +13,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockContext;
+import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
+import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,9 +38,12 @@ class ClosedRegistryIntegrationTests {
 
 	private final List<RedisLockRegistry> registries = new ArrayList<>();
 
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
 	@AfterEach
 	void close() {
 		this.registries.forEach(RedisLockRegistry::close);
+		this.factories.forEach(LettuceConnectionFactory::destroy);
 	}
 
 	@Test
@@ -74,6 +82,51 @@ class ClosedRegistryIntegrationTests {
 			assertThatExceptionOfType(LockLostException.class).as(lock.toString()).isThrownBy(lock::unlock);
 		}
 		assertThat(LockContext.find()).isEmpty();
+	}
+
+	/**
+	 * An acquisition whose reply is on its way when the registry closes can be granted after the
+	 * close has told every holder it found: the grant then has no watchdog, so its holder must
+	 * be told it is lost at once, not handed a lease that no renewal, no deadline check and no
+	 * loss signal watch any more. Redis is frozen so that the reply comes just after the close;
+	 * a reply that comes later still finds the attempt given up, so the race is run a few times.
+	 */
+	@Test
+	void aGrantThatArrivesAfterTheRegistryClosedIsToldLost() throws Exception {
+		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(10));
+		this.factories.add(factory);
+		int granted = 0;
+		for (int i = 0; i < 20; i++) {
+			RedisLockRegistry closing = register(RedisLockRegistry.builder(factory).leaseTime(Duration.ofSeconds(1)));
+			// A registry that has granted before: its watchdog ticks.
+			closing.acquire(randomKey(), Duration.ZERO).release();
+			CompletableFuture<LockLease> acquisition;
+			redis.server().pause();
+			try {
+				// Sent on this thread before acquireAsync returns; answered once Redis resumes.
+				acquisition = closing.acquireAsync(LockRequest.of(randomKey()).waitTime(Duration.ofSeconds(10)))
+					.toCompletableFuture();
+				closing.close();
+			}
+			finally {
+				redis.server().resume();
+			}
+			LockLease lease;
+			try {
+				lease = acquisition.get(10, TimeUnit.SECONDS);
+			}
+			catch (ExecutionException givenUp) {
+				// The registry gave the attempt up before its reply: nothing was granted.
+				continue;
+			}
+			granted++;
+			CompletableFuture<LockLostException> told = new CompletableFuture<>();
+			lease.onLost(told::complete);
+			assertThat(told.getNow(null)).as("told at once, grant %d", granted).isNotNull();
+			assertThat(lease.isValid()).isFalse();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+		}
+		System.out.println("Grants that arrived after the close: " + granted + " of 20");
 	}
 
 	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
