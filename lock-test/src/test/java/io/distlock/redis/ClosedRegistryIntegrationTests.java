@@ -126,7 +126,9 @@ class ClosedRegistryIntegrationTests {
 			assertThat(lease.isValid()).isFalse();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
 		}
-		System.out.println("Grants that arrived after the close: " + granted + " of 20");
+		// Almost every round is granted after the close (the reply beats the given-up attempt):
+		// none would mean the race above is no longer run.
+		assertThat(granted).as("grants that arrived after the close").isPositive();
 	}
 
 	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
