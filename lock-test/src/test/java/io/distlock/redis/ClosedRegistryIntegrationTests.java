@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.DistLock;
@@ -24,6 +27,7 @@ import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A registry closed while its threads hold locks of every kind (a client shut down without
@@ -129,6 +133,42 @@ class ClosedRegistryIntegrationTests {
 		// Almost every round is granted after the close (the reply beats the given-up attempt):
 		// none would mean the race above is no longer run.
 		assertThat(granted).as("grants that arrived after the close").isPositive();
+	}
+
+	/**
+	 * A registry subscribes to release notifications before its first wait, on a thread of its
+	 * own. Closed while that subscription is being made, it must not leave it behind: a
+	 * subscriber connection that nothing stops would stay for as long as the application's
+	 * connection factory. Raced a few times, each registry with a channel of its own.
+	 */
+	@Test
+	void aRegistryClosedWhileItSubscribesLeavesNoSubscriptionBehind() throws Exception {
+		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()));
+		for (int i = 0; i < 20; i++) {
+			String prefix = "closed-" + i + "-" + UUID.randomUUID() + ":";
+			RedisLockRegistry closing = register(RedisLockRegistry.builder(factory()).keyPrefix(prefix));
+			RedisLockRegistry owner = register(RedisLockRegistry.builder(factory()).keyPrefix(prefix));
+			String key = randomKey();
+			LockLease held = owner.acquire(key, Duration.ZERO);
+			// Finds the key taken, and subscribes before it waits.
+			closing.acquireAsync(LockRequest.of(key).waitTime(Duration.ofSeconds(10)));
+			TimeUnit.MICROSECONDS.sleep(200L * (i % 10));
+			closing.close();
+			held.release();
+			String channel = prefix + "released";
+			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(3))
+				.untilAsserted(() -> assertThat(subscribers(channel)).as("subscribers of %s", channel).isZero());
+		}
+		holder.close();
+	}
+
+	private static long subscribers(String channel) {
+		try (RedisConnection connection = factory().getConnection()) {
+			Long count = connection.scriptingCommands()
+				.eval("return redis.call('pubsub', 'numsub', ARGV[1])[2]".getBytes(StandardCharsets.UTF_8),
+						ReturnType.INTEGER, 0, channel.getBytes(StandardCharsets.UTF_8));
+			return count;
+		}
 	}
 
 	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
