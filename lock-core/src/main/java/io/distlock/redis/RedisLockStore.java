@@ -478,7 +478,7 @@ public final class RedisLockStore implements LockStore {
 
 	@Override
 	public void close() {
-		this.subscription.stop();
+		this.subscription.close();
 		this.connections.close();
 		if (this.replicaWaits != null) {
 			this.replicaWaits.shutdown();
