@@ -222,6 +222,18 @@ public final class LockRequest {
 		if (key.isBlank()) {
 			throw new LockKeyException("Lock key must not be blank but was '" + key + "'");
 		}
+		for (int i = 0; i < key.length(); i++) {
+			if (Character.isHighSurrogate(key.charAt(i)) && i + 1 < key.length()
+					&& Character.isLowSurrogate(key.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(key.charAt(i))) {
+				// UTF-8 has no form for it: Redis would get '?' in its place, so keys that differ only
+				// there would be one lock in Redis and several in the process.
+				throw new LockKeyException("Lock key must be valid Unicode but has an unpaired surrogate at index " + i
+						+ " (a string cut inside a character?): '" + key + "'");
+			}
+		}
 		return key;
 	}
 

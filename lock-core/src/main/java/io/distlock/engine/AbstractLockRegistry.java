@@ -366,6 +366,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	void unlockForThread(LockMode mode, String key) {
 		ThreadHolds.Bound own = ownBinding(mode, key);
 		if (own == null) {
+			unbindReleasedElsewhere(mode, key);
 			throw new IllegalMonitorStateException(
 					"Cannot unlock lock for key '" + key + "': it is not held by the current thread");
 		}
@@ -376,6 +377,24 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		}
 		LockContext.unbind(lease);
 		lease.release();
+	}
+
+	/**
+	 * Unbind from the calling thread's {@link LockContext} the leases of its holds of this lock
+	 * that another thread released: no thread can reach another's context, so they leave it
+	 * when their own thread unlocks. Left there, {@code LockContext.current()} would give later
+	 * code their stale token, and {@code LockedTransactionGuard} would roll back the thread's
+	 * later transactions as if a lock had been lost.
+	 */
+	private void unbindReleasedElsewhere(LockMode mode, String key) {
+		Thread current = Thread.currentThread();
+		String gateKey = KeyGates.gateKey(mode, key, current, 0);
+		for (LockLease bound : LockContext.all()) {
+			if (bound instanceof HeldLease held && held.isReleased() && held.grant().ownerThread() == current
+					&& held.grant().gate().gateKey().equals(gateKey)) {
+				LockContext.unbind(held);
+			}
+		}
 	}
 
 	boolean isHeldByCurrentThread(LockMode mode, String key) {

@@ -3,6 +3,7 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
@@ -57,8 +58,12 @@ final class GrantAcquirer {
 		String writeOwner;
 		try {
 			ThreadHolds.Bound own = request.ownedByThread() ? this.threadHolds.find(gateKey, current) : null;
-			if (own != null) {
-				return reenter(own.grant());
+			HeldLease reentered = (own != null) ? reenter(own.grant()) : null;
+			if (reentered != null) {
+				return reentered;
+			}
+			if (request.ownedByThread()) {
+				refuseWaitingForItself(request, current);
 			}
 			writeOwner = request.ownedByThread() ? heldWriteOwner(request, current) : null;
 		}
@@ -171,14 +176,54 @@ final class GrantAcquirer {
 
 	/**
 	 * Re-enter a grant the calling thread owns. A lost one is not re-entered: the outer hold is no
-	 * longer protected, and taking a fresh grant underneath it would hide that.
+	 * longer protected, and taking a fresh grant underneath it would hide that. Nor is one whose
+	 * last hold was released already, by another thread, whose release is still on its way: it
+	 * is no longer held, so the caller acquires the key afresh, behind that release.
+	 * @return the new hold, or {@code null} if the grant's holds are all released
 	 */
 	private HeldLease reenter(Grant grant) {
-		if (!grant.isActive()) {
-			throw grant.lostException();
+		AtomicInteger holds = grant.holds();
+		int held;
+		do {
+			held = holds.get();
+			if (held == 0) {
+				// Never from zero: the release that took it there hands over or deletes the grant.
+				return null;
+			}
+			if (grant.isLost()) {
+				throw grant.lostException();
+			}
 		}
-		grant.holds().incrementAndGet();
+		while (!holds.compareAndSet(held, held + 1));
 		return new HeldLease(this.parts, grant);
+	}
+
+	/**
+	 * Refuse at once an exclusive lock asked for by a thread that holds the fair lock of the same
+	 * key, and the other way round: both are one lock in the store, whose local gates and thread
+	 * holds are apart, so the request would wait for the thread's own hold until its wait time,
+	 * or for ever.
+	 */
+	private void refuseWaitingForItself(HoldRequest request, Thread current) {
+		LockMode held = switch (request.mode()) {
+			case EXCLUSIVE -> LockMode.FAIR;
+			case FAIR -> LockMode.EXCLUSIVE;
+			case READ, WRITE -> null;
+		};
+		if (held == null) {
+			return;
+		}
+		ThreadHolds.Bound own = this.threadHolds.find(KeyGates.gateKey(held, request.key(), current, 0), current);
+		if (own != null && own.grant().isActive()) {
+			throw new IllegalMonitorStateException("Cannot take the " + kind(request.mode()) + " lock for key '"
+					+ request.key() + "' while the current thread holds its " + kind(held)
+					+ " lock: both are one lock in the store, so it would wait for itself. Use the lock the thread"
+					+ " holds");
+		}
+	}
+
+	private static String kind(LockMode mode) {
+		return (mode == LockMode.FAIR) ? "fair" : "exclusive";
 	}
 
 	/**

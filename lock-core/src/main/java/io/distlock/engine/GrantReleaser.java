@@ -143,8 +143,15 @@ final class GrantReleaser {
 	private CompletableFuture<LockStore.Release> send(Grant grant, ReleaseFate fate, Duration holdAtLeast,
 			long sentNanos) {
 		if (fate == ReleaseFate.KEEP) {
-			return within(() -> this.store
-				.renew(List.of(grant.heldKey()), Duration.ofNanos(keepNanos(grant, holdAtLeast, sentNanos)))
+			Duration keepTime = Duration.ofNanos(keepNanos(grant, holdAtLeast, sentNanos));
+			if (this.handoff.manages(grant) && grant.handoffs() > 0) {
+				// Handed over: its token was minted here, so the store must record it although the
+				// key stays, or the key's next grant could repeat it.
+				return within(() -> this.store
+					.keepExclusive(grant.key(), grant.owner(), LocalHandoff.lastToken(grant), keepTime)
+					.thenApply(GrantReleaser::released));
+			}
+			return within(() -> this.store.renew(List.of(grant.heldKey()), keepTime)
 				.thenApply((renewed) -> released(renewed[0])));
 		}
 		return within(() -> releaseInStore(grant));

@@ -94,6 +94,14 @@ final class Watchdog implements AutoCloseable {
 	 * deadline is checked from now on.
 	 */
 	void watch(Grant grant) {
+		if (!isRunning()) {
+			// The registry closed while the grant was on its way, and close() may have told the
+			// holders it found before this grant took its gate: nothing renews or checks it now,
+			// so its holder is told at once. Read after the grant took its gate, so that either
+			// close() finds it there or this finds the timer stopped.
+			this.lossHandler.lost(grant, "its registry was closed while it was granted");
+			return;
+		}
 		if (grant.renewable()) {
 			this.renewable.add(grant);
 			startTicking();

@@ -173,6 +173,24 @@ final class RedisLockScripts {
 			""", ReturnType.INTEGER);
 
 	/**
+	 * Keep an exclusive lock that was handed between threads of its process until its holder's
+	 * {@code holdAtLeast}: raise the fence record to the last token handed out locally as
+	 * {@link #RELEASE_EXCLUSIVE} does, then extend the lock to the given time if the caller
+	 * still owns it.
+	 * <p>
+	 * KEYS: lock, fence. ARGV: owner, last local token, fence retention ms, keep ms. Returns 1 if
+	 * kept, 0 if the lock was no longer the caller's.
+	 */
+	static final LuaScript KEEP_EXCLUSIVE = new LuaScript("keep-exclusive", RAISE_FENCE + """
+			raise_fence(KEYS[2], ARGV[2], ARGV[3])
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+			  redis.call('pexpire', KEYS[1], ARGV[4])
+			  return 1
+			end
+			return 0
+			""", ReturnType.INTEGER);
+
+	/**
 	 * Extend every listed lock that its owner still holds; never re-create one.
 	 * <p>
 	 * KEYS: locks (one hash slot). ARGV: lease ms, then one owner per key. Returns one 1 or 0 per
@@ -457,7 +475,7 @@ final class RedisLockScripts {
 	/** Every script, for loading ahead of use. */
 	static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, ACQUIRE_AFTER_RESTART_DELAY,
 			RELEASE, RELEASE_EXCLUSIVE,
-			KEEP_UNLESS_AWAITED, RENEW, FAIR_ACQUIRE, FAIR_RELEASE,
+			KEEP_UNLESS_AWAITED, KEEP_EXCLUSIVE, RENEW, FAIR_ACQUIRE, FAIR_RELEASE,
 			WRITE_ACQUIRE, READ_ACQUIRE, READ_RELEASE, READ_RENEW, RENEW_OR_RECREATE, IS_HELD);
 
 	private RedisLockScripts() {

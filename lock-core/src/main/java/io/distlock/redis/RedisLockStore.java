@@ -293,6 +293,15 @@ public final class RedisLockStore implements LockStore {
 	}
 
 	@Override
+	public CompletableFuture<Boolean> keepExclusive(String key, String owner, long lastToken, Duration keepTime) {
+		byte[][] keysAndArgs = keysAndArgs(new byte[][] { bytes(owner), bytes(Long.toString(lastToken)),
+				this.fenceRetentionMillis, leaseMillis(keepTime) }, this.keys.lock(key), this.keys.fence(key));
+		CompletableFuture<Long> kept = call(
+				(connection) -> RedisLockScripts.KEEP_EXCLUSIVE.run(connection, 2, keysAndArgs));
+		return kept.thenApply((answer) -> answer != null && answer == 1L);
+	}
+
+	@Override
 	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
 		// Readers are scored with the server's clock: the script compares with it, not with ours.
 		byte[] readers = bytes((grant.mode() == LockMode.READ) ? "1" : "0");
@@ -469,7 +478,7 @@ public final class RedisLockStore implements LockStore {
 
 	@Override
 	public void close() {
-		this.subscription.stop();
+		this.subscription.close();
 		this.connections.close();
 		if (this.replicaWaits != null) {
 			this.replicaWaits.shutdown();
@@ -488,7 +497,9 @@ public final class RedisLockStore implements LockStore {
 			HeldKey grant = grants.get(i);
 			String group = (grant.mode() == LockMode.READ) ? "read" : "lock";
 			if (cluster) {
-				group += ":" + ClusterSlotHashUtil.calculateSlot(this.keys.lockKey(grant.key()));
+				// The slot of the UTF-8 bytes Redis hashes: calculateSlot(String) encodes with the
+				// platform's default charset, which may be another one (Java 17 without a locale).
+				group += ":" + ClusterSlotHashUtil.calculateSlot(this.keys.lock(grant.key()));
 			}
 			groups.computeIfAbsent(group, (g) -> new ArrayList<>()).add(i);
 		}

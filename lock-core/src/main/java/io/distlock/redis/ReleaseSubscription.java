@@ -24,7 +24,11 @@ final class ReleaseSubscription {
 
 	private final String channel;
 
+	/** Guarded by this; replaced only by {@link #start}, which runs on one thread at a time. */
 	private RedisMessageListenerContainer container;
+
+	/** Guarded by this. */
+	private boolean closed;
 
 	ReleaseSubscription(RedisConnectionFactory connectionFactory, byte[] channel) {
 		this.connectionFactory = connectionFactory;
@@ -37,8 +41,13 @@ final class ReleaseSubscription {
 	 * @return whether the subscription is established
 	 */
 	boolean start(Consumer<String> releasedKeys) {
-		if (this.container != null && this.container.isListening()) {
-			return true;
+		synchronized (this) {
+			if (this.closed) {
+				return false;
+			}
+			if (this.container != null && this.container.isListening()) {
+				return true;
+			}
 		}
 		stop();
 		RedisMessageListenerContainer candidate = new RedisMessageListenerContainer();
@@ -65,16 +74,40 @@ final class ReleaseSubscription {
 			destroy(candidate);
 			return false;
 		}
-		this.container = candidate;
-		return candidate.isListening();
+		synchronized (this) {
+			if (!this.closed) {
+				this.container = candidate;
+				return candidate.isListening();
+			}
+		}
+		// Closed while it subscribed (the subscription is made on a thread of its own): close()
+		// could not reach this one.
+		destroy(candidate);
+		return false;
 	}
 
+	/**
+	 * Stop the subscription, if any; a later {@link #start} may subscribe again.
+	 */
 	void stop() {
-		RedisMessageListenerContainer current = this.container;
-		this.container = null;
+		RedisMessageListenerContainer current;
+		synchronized (this) {
+			current = this.container;
+			this.container = null;
+		}
 		if (current != null) {
 			destroy(current);
 		}
+	}
+
+	/**
+	 * Stop the subscription for good, also one being made right now, which ends itself once made.
+	 */
+	void close() {
+		synchronized (this) {
+			this.closed = true;
+		}
+		stop();
 	}
 
 	private static void destroy(RedisMessageListenerContainer container) {

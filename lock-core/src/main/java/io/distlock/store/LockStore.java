@@ -89,7 +89,9 @@ public interface LockStore extends AutoCloseable {
 	/**
 	 * Return whether the engine may hand this store's exclusive grants between threads of this
 	 * process without a round trip, minting the fencing tokens of those handoffs itself. A store
-	 * that says yes implements {@link #releaseExclusive(String, String, long)}.
+	 * that says yes implements {@link #releaseExclusive(String, String, long)},
+	 * {@link #keepUnlessAwaited(String, String, long, Duration)} and
+	 * {@link #keepExclusive(String, String, long, Duration)}.
 	 * @return whether local handoff is supported
 	 */
 	default boolean supportsLocalHandoff() {
@@ -127,6 +129,23 @@ public interface LockStore extends AutoCloseable {
 	 */
 	default CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken,
 			Duration leaseTime) {
+		return CompletableFuture.failedFuture(
+				new UnsupportedOperationException(getClass().getName() + " does not support local handoff"));
+	}
+
+	/**
+	 * Extend an exclusive grant that was handed between threads of this process to exactly
+	 * {@code keepTime} from now, only if the owner still holds it (a release with
+	 * {@code holdAtLeast} that keeps the key until then), after raising the token record as
+	 * {@link #releaseExclusive(String, String, long)} does: the key is not released, yet every
+	 * later token of it must be larger than the last one handed out locally.
+	 * @param key the user key
+	 * @param owner the owner of the grant
+	 * @param lastToken the largest token handed out under this grant
+	 * @param keepTime how long the key stays, from now
+	 * @return whether the grant was still the owner's and is now kept for that long
+	 */
+	default CompletableFuture<Boolean> keepExclusive(String key, String owner, long lastToken, Duration keepTime) {
 		return CompletableFuture.failedFuture(
 				new UnsupportedOperationException(getClass().getName() + " does not support local handoff"));
 	}

@@ -1,8 +1,10 @@
 package io.distlock.cluster;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -23,6 +25,8 @@ import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.LockLease;
 import io.distlock.redis.RedisLockRegistry;
+import io.distlock.test.process.ChildJvm;
+import io.distlock.test.process.ClusterLockHolderMain;
 import io.distlock.test.redis.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -127,6 +131,44 @@ class RedisClusterIntegrationTests {
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	/**
+	 * The watchdog renews the locks of one slot together, and a script may touch only one slot:
+	 * the slot must be that of the key's UTF-8 bytes, as Redis hashes them, whatever the JVM's
+	 * default charset. Java 17 in a container without a locale defaults to US-ASCII, where two
+	 * keys that differ only in non-ASCII characters encode alike.
+	 */
+	@Test
+	void theWatchdogRenewsNonAsciiKeysInAProcessWhoseDefaultCharsetIsAscii() throws Exception {
+		String first;
+		String second;
+		do {
+			String suffix = ":" + UUID.randomUUID();
+			first = "charset:Jos\u00e9" + suffix;
+			second = "charset:Jos\u00e0" + suffix;
+		}
+		while (slot(first) == slot(second));
+		String nodes = String.join(",",
+				cluster.masters().stream().map((master) -> master.host() + ":" + master.port()).toList());
+		try (ChildJvm child = ChildJvm.start(List.of("-Dfile.encoding=US-ASCII"), ClusterLockHolderMain.class, nodes,
+				"600", "2400", hex(first), hex(second))) {
+			assertThat(child.awaitLine("CHARSET ", 30, TimeUnit.SECONDS)).as(child.output())
+				.isEqualTo("CHARSET US-ASCII");
+			assertThat(child.awaitLine("ACQUIRED ", 30, TimeUnit.SECONDS)).as(child.output()).isEqualTo("ACQUIRED 2");
+			// Four leases later, only renewals keep them.
+			assertThat(child.awaitLine("VALID ", 30, TimeUnit.SECONDS)).as(child.output()).isEqualTo("VALID 2");
+			assertThat(child.awaitLine("CONFIRMED ", 30, TimeUnit.SECONDS)).as(child.output())
+				.isEqualTo("CONFIRMED 2");
+		}
+	}
+
+	private static int slot(String key) {
+		return ClusterSlotHashUtil.calculateSlot(("distlock:{" + key + "}").getBytes(StandardCharsets.UTF_8));
+	}
+
+	private static String hex(String key) {
+		return "utf8-hex:" + HexFormat.of().formatHex(key.getBytes(StandardCharsets.UTF_8));
 	}
 
 	private RedisLockRegistry registry(Duration leaseTime) {

@@ -70,6 +70,43 @@ class FairLockOwnershipIntegrationTests {
 		assertThat(registry.localKeyCount()).isZero();
 	}
 
+	/**
+	 * A key's fair lock and its exclusive lock are one lock in Redis: a thread holding either
+	 * never waits out its wait time for itself when it asks for the other (re-entering it or
+	 * being refused at once are both honest answers), and nobody else gets the key meanwhile.
+	 */
+	@Test
+	void aThreadHoldingOneKindOfTheLockDoesNotWaitForItselfOnTheOther() throws Exception {
+		RedisLockRegistry registry = register();
+		RedisLockRegistry other = register();
+		String key = randomKey();
+		assertDoesNotWaitForItself(registry, other, registry.obtain(key), registry.obtainFair(key));
+		assertDoesNotWaitForItself(registry, other, registry.obtainFair(key), registry.obtain(key));
+		assertThat(registry.localKeyCount()).isZero();
+	}
+
+	private void assertDoesNotWaitForItself(RedisLockRegistry registry, RedisLockRegistry other, DistLock held,
+			DistLock asked) throws Exception {
+		held.lock();
+		try {
+			long start = System.nanoTime();
+			try {
+				if (asked.tryLock(Duration.ofSeconds(3))) {
+					asked.unlock();
+				}
+			}
+			catch (IllegalMonitorStateException refused) {
+				// Refused at once: as honest as a re-entry.
+			}
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as(asked + " while holding " + held)
+				.isLessThan(1_500L);
+			assertThat(other.obtain(held.key()).tryLock()).as("another process").isFalse();
+		}
+		finally {
+			held.unlock();
+		}
+	}
+
 	@Test
 	void aFairWaiterGivesUpAtItsWaitTimeWithAWideMargin() throws Exception {
 		RedisLockRegistry holder = register();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
+import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.detector.GrantLog;
 import io.distlock.detector.Workers;
@@ -164,6 +166,30 @@ class LocalHandoffIntegrationTests {
 		try (LockLease next = registry.acquire(key, Duration.ZERO)) {
 			assertThat(next.fencingToken()).isGreaterThan(firstToken + 1);
 		}
+	}
+
+	/**
+	 * A handed-over grant released with {@code holdAtLeast} is kept in Redis until then, not
+	 * deleted, and still records its token in the fence key: if the server's clock stepped back
+	 * meanwhile, the next grant's token would otherwise repeat a handed-over one.
+	 */
+	@Test
+	void aHandedOverGrantKeptForHoldAtLeastRecordsItsToken() throws Exception {
+		RedisLockRegistry registry = register(RedisLockRegistry.builder(redis.server().connectionFactory())
+			.localHandoff(16, Duration.ofSeconds(5)));
+		String key = randomKey();
+		LockLease first = registry.acquire(key, Duration.ZERO);
+		// Queued at the gate before acquireAsync returns: the release below hands the grant over.
+		CompletableFuture<LockLease> waiting = registry
+			.acquireAsync(LockRequest.of(key).waitTime(Duration.ofSeconds(5)))
+			.toCompletableFuture();
+		first.release();
+		LockLease handed = waiting.get(5, TimeUnit.SECONDS);
+		assertThat(handed.fencingToken()).as("handed over").isEqualTo(first.fencingToken() + 1);
+		handed.release(Duration.ofSeconds(2));
+		assertThat(redis.server().template().hasKey("distlock:{" + key + "}")).as("kept for holdAtLeast").isTrue();
+		assertThat(Long.parseLong(redis.server().template().opsForValue().get("distlock:{" + key + "}:fence")))
+			.as("the release recorded the handed-over token").isGreaterThanOrEqualTo(handed.fencingToken());
 	}
 
 	/**

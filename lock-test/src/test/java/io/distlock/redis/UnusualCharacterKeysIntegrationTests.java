@@ -18,12 +18,14 @@ import org.springframework.data.redis.connection.RedisConnection;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
+import io.distlock.core.LockKeyException;
 import io.distlock.core.LockLease;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.LockHolderMain;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Keys with non-ASCII and control characters (reliability catalogue B9): each is a lock of its
@@ -135,6 +137,52 @@ class UnusualCharacterKeysIntegrationTests {
 		finally {
 			lookalike.unlock();
 		}
+	}
+
+	/**
+	 * A key with an unpaired surrogate (a string cut in the middle of an emoji) cannot be written
+	 * as UTF-8: Redis would get '?' in its place, so two such keys that differ only there would
+	 * be one lock in Redis. They must never be two locks inside the process (a thread holding one
+	 * would wait for itself on the other): refused, or one lock there too.
+	 */
+	@Test
+	void keysThatDifferOnlyInUnpairedSurrogatesAreNeverTwoLocksOfOneRedisKey() throws Exception {
+		RedisLockRegistry registry = register();
+		RedisLockRegistry other = register();
+		String base = "cut:" + UUID.randomUUID() + ":";
+		String high = base + "\uD83D";
+		String low = base + "\uDE00";
+		DistLock held;
+		try {
+			held = registry.obtain(high);
+		}
+		catch (LockKeyException refused) {
+			assertThat(refused).hasMessageContaining("unpaired surrogate at index " + base.length());
+			assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> registry.obtain(low));
+			assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> registry.acquire(low, Duration.ZERO));
+			assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> registry.obtainMulti(high, low));
+			assertThat(registry.obtain(base + "\uD83D\uDE00").tryLock()).as("the whole character").isTrue();
+			registry.obtain(base + "\uD83D\uDE00").unlock();
+			return;
+		}
+		held.lock();
+		try {
+			assertThat(other.obtain(low).tryLock()).as("one lock in Redis").isFalse();
+			long start = System.nanoTime();
+			DistLock lookalike = registry.obtain(low);
+			boolean reentered = lookalike.tryLock(Duration.ofSeconds(3));
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("waited for itself")
+				.isLessThan(1_500L);
+			assertThat(reentered).isTrue();
+			lookalike.unlock();
+		}
+		finally {
+			held.unlock();
+		}
+		DistLock both = registry.obtainMulti(high, low);
+		assertThat(both.tryLock(Duration.ofSeconds(3))).as("a multi-lock over both").isTrue();
+		both.unlock();
+		assertThat(registry.localKeyCount()).isZero();
 	}
 
 	/**

@@ -63,6 +63,11 @@ public class ForwardingLockStore implements LockStore {
 	}
 
 	@Override
+	public CompletableFuture<Boolean> keepExclusive(String key, String owner, long lastToken, Duration keepTime) {
+		return this.delegate.keepExclusive(key, owner, lastToken, keepTime);
+	}
+
+	@Override
 	public CompletableFuture<Boolean> isHeld(HeldKey grant) {
 		return this.delegate.isHeld(grant);
 	}

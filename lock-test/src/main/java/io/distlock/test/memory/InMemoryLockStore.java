@@ -145,6 +145,17 @@ final class InMemoryLockStore implements LockStore {
 		return new Checkpoint(released, 0);
 	}
 
+	private synchronized boolean keepExclusiveNow(String key, String owner, long lastToken, Duration keepTime) {
+		this.lastToken = Math.max(this.lastToken, lastToken);
+		long now = System.nanoTime();
+		Entry entry = live(this.locks, key, now);
+		if (entry == null || !entry.owner.equals(owner)) {
+			return false;
+		}
+		entry.expiresNanos = now + keepTime.toNanos();
+		return true;
+	}
+
 	private synchronized boolean isHeldNow(HeldKey grant) {
 		long now = System.nanoTime();
 		if (grant.mode() == LockMode.READ) {
@@ -342,6 +353,11 @@ final class InMemoryLockStore implements LockStore {
 	public CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken,
 			Duration leaseTime) {
 		return answer(() -> keepUnlessAwaitedNow(key, owner, lastToken, leaseTime));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> keepExclusive(String key, String owner, long lastToken, Duration keepTime) {
+		return answer(() -> keepExclusiveNow(key, owner, lastToken, keepTime));
 	}
 
 	@Override

@@ -4,12 +4,15 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.distlock.core.DistLock;
+import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
+import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.detector.GrantLog;
 import io.distlock.detector.Workers;
@@ -40,6 +43,33 @@ class LocalHandoffTokenTests {
 	void negativeControlAStoreThatForgetsHandedOverTokensRepeatsTokens() throws Exception {
 		GrantLog log = run(new ForgetfulStore(new InMemoryLockStore()));
 		assertThat(log.firstDecrease()).isPresent();
+	}
+
+	/**
+	 * A handed-over grant released with {@code holdAtLeast} stays in the store until then, and
+	 * its release records its token as any other release of a handed-over grant does: the next
+	 * grant, after the kept key expires, has a larger token.
+	 */
+	@Test
+	void aHandedOverGrantKeptForHoldAtLeastRecordsItsToken() throws Exception {
+		InMemoryLockRegistry registry = new InMemoryLockRegistry();
+		try {
+			LockLease first = registry.acquire("k", Duration.ZERO);
+			// Queued at the gate before acquireAsync returns: the release below hands the grant over.
+			CompletableFuture<LockLease> waiting = registry.acquireAsync(LockRequest.of("k")
+				.waitTime(Duration.ofSeconds(5))).toCompletableFuture();
+			first.release();
+			LockLease handed = waiting.get(5, TimeUnit.SECONDS);
+			assertThat(handed.fencingToken()).as("handed over").isEqualTo(first.fencingToken() + 1);
+			handed.release(Duration.ofMillis(100));
+			try (LockLease next = registry.acquire("k", Duration.ofSeconds(5))) {
+				assertThat(next.fencingToken()).as("the grant after the kept key expired")
+					.isGreaterThan(handed.fencingToken());
+			}
+		}
+		finally {
+			registry.close();
+		}
 	}
 
 	/**
