@@ -347,8 +347,10 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			throw new InterruptedException();
 		}
 		ThreadHolds.Bound own = ownBinding(mode, key);
-		if (own != null && own.grant().isLost() && waitNanos != HoldRequest.WAIT_FOREVER) {
-			// tryLock: the thread's own lost hold keeps the lock from it until it unlocks that hold,
+		if (own != null && own.grant().isLost() && own.grant().holds().get() > 0
+				&& waitNanos != HoldRequest.WAIT_FOREVER) {
+			// tryLock: the thread's own lost hold keeps the lock from it until it unlocks that hold
+			// (one another thread released already keeps nothing: that is a new acquisition),
 			// so no wait could end otherwise; "not acquired" is the answer the Lock contract has
 			// for that. The loss itself is still told by onLost and by unlock() of the lost hold.
 			return false;

@@ -102,12 +102,19 @@ final class Watchdog implements AutoCloseable {
 			this.lossHandler.lost(grant, "its registry was closed while it was granted");
 			return;
 		}
-		if (grant.renewable()) {
-			this.renewable.add(grant);
-			startTicking();
+		try {
+			if (grant.renewable()) {
+				this.renewable.add(grant);
+				startTicking();
+			}
+			if (!grant.renewable() || grant.validUntilNanos() - grant.nextRenewalNanos() <= 2 * this.tickNanos) {
+				scheduleDeadlineCheck(grant, grant.remainingNanos());
+			}
 		}
-		if (!grant.renewable() || grant.validUntilNanos() - grant.nextRenewalNanos() <= 2 * this.tickNanos) {
-			scheduleDeadlineCheck(grant, grant.remainingNanos());
+		catch (RejectedExecutionException ex) {
+			// close() stopped the timer between the check above and the scheduling.
+			this.renewable.remove(grant);
+			this.lossHandler.lost(grant, "its registry was closed while it was granted");
 		}
 	}
 

@@ -152,7 +152,7 @@ class RedisClusterIntegrationTests {
 		String nodes = String.join(",",
 				cluster.masters().stream().map((master) -> master.host() + ":" + master.port()).toList());
 		try (ChildJvm child = ChildJvm.start(List.of("-Dfile.encoding=US-ASCII"), ClusterLockHolderMain.class, nodes,
-				"600", "2400", hex(first), hex(second))) {
+				"1500", "6000", hex(first), hex(second))) {
 			assertThat(child.awaitLine("CHARSET ", 30, TimeUnit.SECONDS)).as(child.output())
 				.isEqualTo("CHARSET US-ASCII");
 			assertThat(child.awaitLine("ACQUIRED ", 30, TimeUnit.SECONDS)).as(child.output()).isEqualTo("ACQUIRED 2");

@@ -58,7 +58,13 @@ class CrossThreadReleaseIntegrationTests {
 		try {
 			// Another thread releases this thread's hold; the release waits for the frozen server.
 			released = CompletableFuture.runAsync(first::release);
-			await().atMost(Duration.ofMillis(500)).pollInterval(Duration.ofMillis(1)).until(() -> !first.isValid());
+			// Released once the lease says so and its hold is counted off; only then is the owner's
+			// next request not a re-entry.
+			await().atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(1))
+				.until(() -> !first.isValid() && registry.heldLocks()
+					.stream()
+					.noneMatch((held) -> held.key().equals(key) && held.holds() > 0));
 			duringRelease = registry.tryAcquire(key, Duration.ZERO);
 			DistLock lock = registry.obtain(key);
 			heldDuringRelease = lock.tryLock();

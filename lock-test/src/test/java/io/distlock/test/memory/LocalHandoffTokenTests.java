@@ -61,7 +61,7 @@ class LocalHandoffTokenTests {
 			first.release();
 			LockLease handed = waiting.get(5, TimeUnit.SECONDS);
 			assertThat(handed.fencingToken()).as("handed over").isEqualTo(first.fencingToken() + 1);
-			handed.release(Duration.ofMillis(100));
+			handed.release(Duration.ofSeconds(2));
 			try (LockLease next = registry.acquire("k", Duration.ofSeconds(5))) {
 				assertThat(next.fencingToken()).as("the grant after the kept key expired")
 					.isGreaterThan(handed.fencingToken());
