@@ -15,7 +15,8 @@ final class LockKeys {
 	 * Return the key if it can name a lock.
 	 * @param key the candidate key
 	 * @return the same key
-	 * @throws io.distlock.core.LockKeyException if the key is {@code null}, blank or holds an unpaired surrogate (the rules of {@link LockRequest})
+	 * @throws io.distlock.core.LockKeyException if the key is {@code null}, blank or holds an unpaired
+	 * surrogate (the rules of {@link LockRequest})
 	 */
 	static String requireUsable(String key) {
 		return LockRequest.of(key).key();
