@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -23,11 +25,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
+import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -150,6 +154,47 @@ class RedlockUnreachableNodesIntegrationTests {
 		for (RedisServer server : servers) {
 			assertThat(server.template().hasKey(lockKey(key))).isFalse();
 		}
+	}
+
+	@Test
+	void aGrantAQuorumRenewsIsRenewedThoughOtherGrantsOfItsBatchAreUndecided() throws Exception {
+		// Node 3 refuses connections; on node 2 another owner holds the keys of two grants (they
+		// expired there during a stall, say), taken just before and just after the one under
+		// test. Each of them is then held by one node, the third unknown: undecided, retried
+		// until its deadline, one of them due for renewal whenever the grant under test is, until
+		// after its deadline. That grant is renewed by nodes 1 and 2 each time, and the watchdog
+		// renews the due grants in one batch.
+		List<String> renewalFailed = new CopyOnWriteArrayList<>();
+		RedlockRegistry registry = registry(List.of(up(0), up(1), down()), Duration.ofSeconds(1), new LockListener() {
+
+			@Override
+			public void onRenewalFailed(LockLease lease, Throwable failure) {
+				renewalFailed.add(lease.key());
+			}
+
+		});
+		String before = randomKey();
+		String key = randomKey();
+		String after = randomKey();
+		LockLease undecidedBefore = registry.acquire(before, Duration.ofSeconds(2));
+		LockLease lease = registry.acquire(key, Duration.ofSeconds(2));
+		LockLease undecidedAfter = registry.acquire(after, Duration.ofSeconds(2));
+		AtomicInteger lost = new AtomicInteger();
+		lease.onLost((ex) -> lost.incrementAndGet());
+		CompletableFuture<Void> afterLost = new CompletableFuture<>();
+		undecidedAfter.onLost((ex) -> afterLost.complete(null));
+		servers.get(1).template().opsForValue().set(lockKey(before), "foreign");
+		servers.get(1).template().opsForValue().set(lockKey(after), "foreign");
+		// The undecided grants are renewed by no quorum until their validity deadlines, the last
+		// one's after the deadline of the grant under test.
+		afterLost.get(20, TimeUnit.SECONDS);
+		assertThat(undecidedBefore.isValid()).isFalse();
+		assertThat(lost).as("losses of the grant a quorum renews").hasValue(0);
+		assertThat(lease.isValid()).isTrue();
+		assertThat(renewalFailed).as("renewals reported failed").doesNotContain(key).contains(before, after);
+		lease.release();
+		assertThat(catchThrowable(undecidedBefore::release)).isInstanceOf(LockLostException.class);
+		assertThat(catchThrowable(undecidedAfter::release)).isInstanceOf(LockLostException.class);
 	}
 
 	@Test
