@@ -21,6 +21,7 @@ import org.apache.commons.logging.LogFactory;
 import io.distlock.core.LockListener;
 
 import io.distlock.store.LockStore;
+import io.distlock.store.UndecidedRenewalException;
 
 /**
  * Keeps the grants of one registry alive and notices when they are lost.
@@ -282,28 +283,54 @@ final class Watchdog implements AutoCloseable {
 			Duration bound = StoreCalls.until(earliestDeadline);
 			renewed = StoreCalls.await(() -> this.store.renew(keys, this.leaseTime), bound);
 		}
-		catch (RuntimeException ex) {
-			// Degraded path: the grants stay due and are retried on the next tick until their
-			// validity deadline, where the timer declares them lost.
-			logger.warn("Could not renew " + batch.size() + " lock(s); retrying until their validity deadline", ex);
-			for (Grant grant : batch) {
-				this.listener.onRenewalFailed(grant.primaryLease(), ex);
+		catch (UndecidedRenewalException ex) {
+			// Some grants undecided, the others renewed: an undecided grant must not keep the
+			// renewed ones of its batch from counting, or they would be lost at their deadline.
+			boolean[] decided = ex.renewed();
+			List<Grant> undecided = new ArrayList<>();
+			for (int i = 0; i < batch.size(); i++) {
+				if (decided[i]) {
+					renewed(batch.get(i), sentNanos);
+				}
+				else {
+					undecided.add(batch.get(i));
+				}
 			}
+			renewalFailed(undecided, ex);
+			return;
+		}
+		catch (RuntimeException ex) {
+			renewalFailed(batch, ex);
 			return;
 		}
 		for (int i = 0; i < batch.size(); i++) {
 			Grant grant = batch.get(i);
 			if (renewed[i]) {
-				grant.renewed(sentNanos + this.leaseNanos - this.driftNanos, sentNanos + this.renewalNanos);
-				if (grant.isActive()) {
-					this.listener.onRenewed(grant.primaryLease());
-				}
+				renewed(grant, sentNanos);
 			}
 			else if (grant.isActive()) {
 				this.renewable.remove(grant);
 				this.lossHandler.lost(grant,
 						"its renewal was refused: the key expired, was deleted or belongs to another holder");
 			}
+		}
+	}
+
+	private void renewed(Grant grant, long sentNanos) {
+		grant.renewed(sentNanos + this.leaseNanos - this.driftNanos, sentNanos + this.renewalNanos);
+		if (grant.isActive()) {
+			this.listener.onRenewed(grant.primaryLease());
+		}
+	}
+
+	/**
+	 * Degraded path: the grants stay due and are retried on the next tick until their validity
+	 * deadline, where the timer declares them lost.
+	 */
+	private void renewalFailed(List<Grant> grants, RuntimeException ex) {
+		logger.warn("Could not renew " + grants.size() + " lock(s); retrying until their validity deadline", ex);
+		for (Grant grant : grants) {
+			this.listener.onRenewalFailed(grant.primaryLease(), ex);
 		}
 	}
 

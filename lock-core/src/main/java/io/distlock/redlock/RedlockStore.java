@@ -19,6 +19,7 @@ import io.distlock.core.DistributedLockException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.store.LockMode;
 import io.distlock.store.LockStore;
+import io.distlock.store.UndecidedRenewalException;
 import io.distlock.redis.RedisLockStore;
 
 /**
@@ -277,11 +278,13 @@ final class RedlockStore implements LockStore {
 				undecided |= !renewed[i] && nodes + unknown >= this.quorum.quorum();
 			}
 			if (undecided) {
-				// Slow or failing nodes decide it: a failed attempt, retried until the validity
-				// deadline, not a refusal.
-				return CompletableFuture.failedFuture(new RedlockUnavailableException(
+				// Slow or failing nodes decide it: a failed attempt for the undecided grants,
+				// retried until their validity deadline, not a refusal; the grants a quorum renewed
+				// count as renewed.
+				return CompletableFuture.failedFuture(new UndecidedRenewalException(
 						"Renewal confirmed by too few Redlock nodes in time; " + unknown + " of " + this.quorum.size()
-								+ " did not answer"));
+								+ " did not answer",
+						renewed));
 			}
 			return CompletableFuture.completedFuture(renewed);
 		});
