@@ -5,11 +5,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -17,6 +20,7 @@ import io.distlock.annotation.DistributedLock;
 import io.distlock.annotation.OnFailure;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
+import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -96,6 +100,44 @@ class AsynchronousLockIntegrationTests {
 			work.complete("rebuilt");
 			assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("rebuilt");
 		});
+	}
+
+	@Test
+	void aStageCompletedOnTheRedisDriversThreadIsReleasedWithoutBlockingIt() throws Exception {
+		DistlockRunners.withRedisAndMetrics(redis.server())
+			.withPropertyValues("distlock.lease-time=900ms")
+			.withBean("rebuilds", Rebuilds.class)
+			.run((context) -> {
+				Rebuilds rebuilds = context.getBean(Rebuilds.class);
+				RedisLockRegistry registry = context.getBean(RedisLockRegistry.class);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				this.other = new RedisLockRegistry(redis.server().connectionFactory());
+				LockLease blocker = this.other.acquire("rebuild:blocker", Duration.ZERO);
+				CompletableFuture<String> work = new CompletableFuture<>();
+				CompletableFuture<String> result = rebuilds.rebuild(work);
+				// A grant that comes after a wait completes on the thread that read the store's
+				// reply: the driver's. The method's stage completes there, as one built on the
+				// driver's own futures would.
+				AtomicReference<String> completingThread = new AtomicReference<>();
+				CompletableFuture<LockLease> waited = registry
+					.acquireAsync(LockRequest.of("rebuild:blocker").waitTime(Duration.ofSeconds(10)))
+					.toCompletableFuture();
+				CompletableFuture<Void> completed = waited.thenAccept((lease) -> {
+					completingThread.set(Thread.currentThread().getName());
+					work.complete("rebuilt");
+				});
+				assertThat(waited).isNotDone();
+				blocker.release();
+				assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("rebuilt");
+				completed.get(10, TimeUnit.SECONDS);
+				assertThat(completingThread.get()).as("the premise: completed on the driver's thread").contains("lettuce");
+				assertThat(redis.server().template().hasKey("distlock:{rebuild:cache}")).isFalse();
+				// A release that blocks the thread that must read its reply waits out its bound
+				// and is counted as failed.
+				assertThat(meters.find("distlock.release").tag("outcome", "failed").counter()).isNull();
+				assertThat(meters.find("distlock.release").tag("outcome", "released").counter()).isNotNull();
+				waited.get().release();
+			});
 	}
 
 	public static class Rebuilds {
