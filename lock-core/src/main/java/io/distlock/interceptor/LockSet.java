@@ -111,24 +111,53 @@ final class LockSet {
 	private CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> stage, Duration holdAtLeast) {
 		CompletableFuture<Object> released = new CompletableFuture<>();
 		stage.whenComplete((value, failure) -> {
-			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-					? failure.getCause() : failure;
-			try {
-				release(holdAtLeast, cause);
-			}
-			catch (LockLostException lost) {
-				// The stage's own result cannot be trusted: the lock was lost while it ran.
-				released.completeExceptionally(lost);
-				return;
-			}
-			if (cause != null) {
-				released.completeExceptionally(cause);
-			}
-			else {
-				released.complete(value);
-			}
+			Throwable cause = unwrap(failure);
+			// Released without blocking: the stage may complete on the Redis driver's thread,
+			// which must read the releases' replies itself.
+			releaseAsync(this.leases.size() - 1, holdAtLeast, null).whenComplete((releaseFailure, ignored) -> {
+				if (releaseFailure != null && cause == null) {
+					// The stage's own result cannot be trusted: the lock was lost while it ran.
+					released.completeExceptionally(releaseFailure);
+				}
+				else if (cause != null) {
+					if (releaseFailure != null) {
+						cause.addSuppressed(releaseFailure);
+					}
+					released.completeExceptionally(cause);
+				}
+				else {
+					released.complete(value);
+				}
+			});
 		});
 		return released;
+	}
+
+	/**
+	 * Release the leases from {@code index} down to the first, one after the other, without
+	 * blocking.
+	 * @return completes with the first failure (a loss), later ones suppressed in it, or
+	 * {@code null}
+	 */
+	private CompletableFuture<Throwable> releaseAsync(int index, Duration holdAtLeast, Throwable failed) {
+		if (index < 0) {
+			return CompletableFuture.completedFuture(failed);
+		}
+		return this.leases.get(index).releaseAsync(holdAtLeast).handle((done, failure) -> {
+			Throwable cause = unwrap(failure);
+			if (cause == null) {
+				return failed;
+			}
+			if (failed == null) {
+				return cause;
+			}
+			failed.addSuppressed(cause);
+			return failed;
+		}).thenCompose((first) -> releaseAsync(index - 1, holdAtLeast, first));
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 	/**
