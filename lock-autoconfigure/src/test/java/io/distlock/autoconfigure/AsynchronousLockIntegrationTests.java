@@ -1,5 +1,6 @@
 package io.distlock.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -12,15 +13,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.annotation.DistributedLock;
 import io.distlock.annotation.OnFailure;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
-import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -109,34 +112,34 @@ class AsynchronousLockIntegrationTests {
 			.withBean("rebuilds", Rebuilds.class)
 			.run((context) -> {
 				Rebuilds rebuilds = context.getBean(Rebuilds.class);
-				RedisLockRegistry registry = context.getBean(RedisLockRegistry.class);
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
-				this.other = new RedisLockRegistry(redis.server().connectionFactory());
-				LockLease blocker = this.other.acquire("rebuild:blocker", Duration.ZERO);
 				CompletableFuture<String> work = new CompletableFuture<>();
 				CompletableFuture<String> result = rebuilds.rebuild(work);
-				// A grant that comes after a wait completes on the thread that read the store's
-				// reply: the driver's. The method's stage completes there, as one built on the
-				// driver's own futures would.
+				// The method's stage completes on the thread that reads the replies of the
+				// connection the locks use (the factory's shared one), as a stage built on the
+				// driver's own futures does: the reply of a BLPOP on that connection, sent before
+				// the element it waits for is pushed from another connection.
+				RedisConnection connection = context.getBean(LettuceConnectionFactory.class).getConnection();
+				@SuppressWarnings("unchecked")
+				RedisAsyncCommands<byte[], byte[]> shared = (RedisAsyncCommands<byte[], byte[]>) connection
+					.getNativeConnection();
 				AtomicReference<String> completingThread = new AtomicReference<>();
-				CompletableFuture<LockLease> waited = registry
-					.acquireAsync(LockRequest.of("rebuild:blocker").waitTime(Duration.ofSeconds(10)))
+				CompletableFuture<Void> completed = shared.blpop(10, "rebuild:signal".getBytes(StandardCharsets.UTF_8))
+					.thenAccept((popped) -> {
+						completingThread.set(Thread.currentThread().getName());
+						work.complete("rebuilt");
+					})
 					.toCompletableFuture();
-				CompletableFuture<Void> completed = waited.thenAccept((lease) -> {
-					completingThread.set(Thread.currentThread().getName());
-					work.complete("rebuilt");
-				});
-				assertThat(waited).isNotDone();
-				blocker.release();
+				redis.server().template().opsForList().leftPush("rebuild:signal", "go");
 				assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("rebuilt");
 				completed.get(10, TimeUnit.SECONDS);
+				connection.close();
 				assertThat(completingThread.get()).as("the premise: completed on the driver's thread").contains("lettuce");
 				assertThat(redis.server().template().hasKey("distlock:{rebuild:cache}")).isFalse();
 				// A release that blocks the thread that must read its reply waits out its bound
 				// and is counted as failed.
 				assertThat(meters.find("distlock.release").tag("outcome", "failed").counter()).isNull();
 				assertThat(meters.find("distlock.release").tag("outcome", "released").counter()).isNotNull();
-				waited.get().release();
 			});
 	}
 
