@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -110,8 +111,16 @@ final class LockSet {
 
 	private CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> stage, Duration holdAtLeast) {
 		CompletableFuture<Object> released = new CompletableFuture<>();
+		Thread caller = Thread.currentThread();
+		AtomicBoolean registered = new AtomicBoolean();
 		stage.whenComplete((value, failure) -> {
 			Throwable cause = unwrap(failure);
+			if (!registered.get() && Thread.currentThread() == caller) {
+				// Completed before the call returned: released on the calling thread, as for any
+				// other result, so that the caller gets a completed stage.
+				releaseOnCallingThread(released, value, cause, holdAtLeast);
+				return;
+			}
 			// Released without blocking: the stage may complete on the Redis driver's thread,
 			// which must read the releases' replies itself.
 			releaseAsync(this.leases.size() - 1, holdAtLeast, null).whenComplete((releaseFailure, ignored) -> {
@@ -130,7 +139,26 @@ final class LockSet {
 				}
 			});
 		});
+		registered.set(true);
 		return released;
+	}
+
+	private void releaseOnCallingThread(CompletableFuture<Object> released, Object value, Throwable cause,
+			Duration holdAtLeast) {
+		try {
+			release(holdAtLeast, cause);
+		}
+		catch (LockLostException lost) {
+			// The stage's own result cannot be trusted: the lock was lost while it ran.
+			released.completeExceptionally(lost);
+			return;
+		}
+		if (cause != null) {
+			released.completeExceptionally(cause);
+		}
+		else {
+			released.complete(value);
+		}
 	}
 
 	/**
