@@ -206,7 +206,8 @@ final class GrantAcquirer {
 	 */
 	private void refuseWaitingForItself(HoldRequest request, Thread current) {
 		LockMode held = switch (request.mode()) {
-			case EXCLUSIVE -> LockMode.FAIR;
+			// Most registries never bind a fair grant: no lookup on the exclusive path then.
+			case EXCLUSIVE -> this.threadHolds.anyFair() ? LockMode.FAIR : null;
 			case FAIR -> LockMode.EXCLUSIVE;
 			case READ, WRITE -> null;
 		};

@@ -4,6 +4,9 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.distlock.store.LockMode;
 
 /**
  * Which thread owns which grant of a registry: what re-entry, {@code unlock()} and
@@ -14,6 +17,9 @@ import java.util.concurrent.ConcurrentMap;
 final class ThreadHolds {
 
 	private final ConcurrentMap<Owner, Bound> holds = new ConcurrentHashMap<>();
+
+	/** How many fair grants are bound, so that exclusive acquisitions skip a fair lookup. */
+	private final AtomicInteger fairBound = new AtomicInteger();
 
 	/**
 	 * Return what the given thread holds under a gate key, if anything.
@@ -27,6 +33,9 @@ final class ThreadHolds {
 	 */
 	void bind(Grant grant, Thread thread) {
 		grant.ownerThread(thread);
+		if (grant.gate().mode() == LockMode.FAIR) {
+			this.fairBound.incrementAndGet();
+		}
 		this.holds.put(new Owner(grant.gate().gateKey(), thread), new Bound(grant));
 	}
 
@@ -35,10 +44,25 @@ final class ThreadHolds {
 	 */
 	void unbind(Grant grant) {
 		Thread thread = grant.ownerThread();
-		if (thread != null) {
-			this.holds.computeIfPresent(new Owner(grant.gate().gateKey(), thread),
-					(owner, bound) -> (bound.grant() == grant) ? null : bound);
+		if (thread == null) {
+			return;
 		}
+		Owner owner = new Owner(grant.gate().gateKey(), thread);
+		if (grant.gate().mode() != LockMode.FAIR) {
+			this.holds.computeIfPresent(owner, (key, bound) -> (bound.grant() == grant) ? null : bound);
+			return;
+		}
+		Bound bound = this.holds.get(owner);
+		if (bound != null && bound.grant() == grant && this.holds.remove(owner, bound)) {
+			this.fairBound.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Return whether any thread has a fair grant bound.
+	 */
+	boolean anyFair() {
+		return this.fairBound.get() > 0;
 	}
 
 	int size() {

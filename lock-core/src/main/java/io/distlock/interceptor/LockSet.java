@@ -112,53 +112,34 @@ final class LockSet {
 	private CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> stage, Duration holdAtLeast) {
 		CompletableFuture<Object> released = new CompletableFuture<>();
 		Thread caller = Thread.currentThread();
-		AtomicBoolean registered = new AtomicBoolean();
+		AtomicBoolean returned = new AtomicBoolean();
 		stage.whenComplete((value, failure) -> {
 			Throwable cause = unwrap(failure);
-			if (!registered.get() && Thread.currentThread() == caller) {
-				// Completed before the call returned: released on the calling thread, as for any
-				// other result, so that the caller gets a completed stage.
-				releaseOnCallingThread(released, value, cause, holdAtLeast);
-				return;
-			}
 			// Released without blocking: the stage may complete on the Redis driver's thread,
 			// which must read the releases' replies itself.
-			releaseAsync(this.leases.size() - 1, holdAtLeast, null).whenComplete((releaseFailure, ignored) -> {
-				if (releaseFailure != null && cause == null) {
-					// The stage's own result cannot be trusted: the lock was lost while it ran.
-					released.completeExceptionally(releaseFailure);
-				}
-				else if (cause != null) {
-					if (releaseFailure != null) {
-						cause.addSuppressed(releaseFailure);
+			releaseAsync(this.leases.size() - 1, holdAtLeast, null).whenComplete((lost, ignored) -> {
+				if (cause != null) {
+					if (lost != null) {
+						cause.addSuppressed(lost);
 					}
 					released.completeExceptionally(cause);
+				}
+				else if (lost != null) {
+					// The stage's own result cannot be trusted: the lock was lost while it ran.
+					released.completeExceptionally(lost);
 				}
 				else {
 					released.complete(value);
 				}
 			});
+			if (!returned.get() && Thread.currentThread() == caller) {
+				// Completed before the call returned: the caller gets the stage once the locks
+				// are released, as for any other result.
+				released.handle((any, error) -> null).join();
+			}
 		});
-		registered.set(true);
+		returned.set(true);
 		return released;
-	}
-
-	private void releaseOnCallingThread(CompletableFuture<Object> released, Object value, Throwable cause,
-			Duration holdAtLeast) {
-		try {
-			release(holdAtLeast, cause);
-		}
-		catch (LockLostException lost) {
-			// The stage's own result cannot be trusted: the lock was lost while it ran.
-			released.completeExceptionally(lost);
-			return;
-		}
-		if (cause != null) {
-			released.completeExceptionally(cause);
-		}
-		else {
-			released.complete(value);
-		}
 	}
 
 	/**
