@@ -2,6 +2,7 @@ package io.distlock.core;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * An immutable description of one lock acquisition: the key, how long to wait and, optionally, a
@@ -51,14 +52,17 @@ public final class LockRequest {
 
 	private final boolean fair;
 
+	private final Executor executor;
+
 	private LockRequest(String key, String name, Duration waitTime, Duration leaseTime, boolean ownedByThread,
-			boolean fair) {
+			boolean fair, Executor executor) {
 		this.key = key;
 		this.name = name;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.ownedByThread = ownedByThread;
 		this.fair = fair;
+		this.executor = executor;
 	}
 
 	/**
@@ -68,7 +72,7 @@ public final class LockRequest {
 	 * @throws LockKeyException if the key is {@code null} or blank
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(requireUsable(key), DEFAULT_NAME, Duration.ZERO, null, true, false);
+		return new LockRequest(requireUsable(key), DEFAULT_NAME, Duration.ZERO, null, true, false, null);
 	}
 
 	/**
@@ -83,7 +87,7 @@ public final class LockRequest {
 			throw new IllegalArgumentException("waitTime must not be negative but was '" + waitTime + "'");
 		}
 		return new LockRequest(this.key, this.name, boundedWait(waitTime), this.leaseTime, this.ownedByThread,
-				this.fair);
+				this.fair, this.executor);
 	}
 
 	/**
@@ -97,7 +101,8 @@ public final class LockRequest {
 		if (leaseTime != null) {
 			requireMinLease(leaseTime, "leaseTime");
 		}
-		return new LockRequest(this.key, this.name, this.waitTime, leaseTime, this.ownedByThread, this.fair);
+		return new LockRequest(this.key, this.name, this.waitTime, leaseTime, this.ownedByThread,
+				this.fair, this.executor);
 	}
 
 	/**
@@ -110,7 +115,8 @@ public final class LockRequest {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
 		}
-		return new LockRequest(this.key, name, this.waitTime, this.leaseTime, this.ownedByThread, this.fair);
+		return new LockRequest(this.key, name, this.waitTime, this.leaseTime, this.ownedByThread,
+				this.fair, this.executor);
 	}
 
 	/**
@@ -129,7 +135,8 @@ public final class LockRequest {
 	 * @return a new request
 	 */
 	public LockRequest ownedByThread(boolean ownedByThread) {
-		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, ownedByThread, this.fair);
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, ownedByThread,
+				this.fair, this.executor);
 	}
 
 	/**
@@ -139,7 +146,37 @@ public final class LockRequest {
 	 * @return a new request
 	 */
 	public LockRequest fair(boolean fair) {
-		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.ownedByThread, fair);
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.ownedByThread,
+				fair, this.executor);
+	}
+
+	/**
+	 * Return a copy of this request whose asynchronous continuations run on the given executor:
+	 * the completion of {@link LockRegistry#acquireAsync} (and so the task of
+	 * {@link LockRegistry#executeLockedAsync}), of the lease's {@code releaseAsync},
+	 * {@code confirmAsync} and {@code extendAsync}, and its {@code onLost} callbacks, whenever
+	 * the thread that would complete them is the lock store's (the Redis driver's event loop) or
+	 * the registry's own. On any other thread they run where they are completed, as
+	 * {@link java.util.concurrent.CompletableFuture} runs its dependents. Without one, the
+	 * registry's own pool runs them, which grows with the continuations running at once, so a
+	 * task that blocks never starves another. The executor must run each task on a thread of its
+	 * own choosing, never on the calling thread. Blocking calls ignore it: their code continues
+	 * on the calling thread.
+	 * @param executor the executor, or {@code null} for the registry's default
+	 * @return a new request
+	 */
+	public LockRequest executor(Executor executor) {
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.ownedByThread, this.fair,
+				executor);
+	}
+
+	/**
+	 * Return where this request's asynchronous continuations run when the thread that completes
+	 * them is not one for user code (see {@link #executor(Executor)}).
+	 * @return the executor, or {@code null} for the registry's default
+	 */
+	public Executor executor() {
+		return this.executor;
 	}
 
 	/**

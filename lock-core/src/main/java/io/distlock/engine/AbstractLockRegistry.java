@@ -66,6 +66,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private final CallDeadlines deadlines;
 
+	private final Continuations continuations;
+
 	private volatile boolean closed;
 
 	/**
@@ -77,21 +79,20 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.store = store;
 		this.settings = settings;
 		GuardedLockListener listener = new GuardedLockListener(settings.listener());
-		this.loss = new LossSignal(listener);
+		this.continuations = new Continuations(store::isIoThread, null);
+		this.loss = new LossSignal(listener, this.continuations);
 		this.watchdog = new Watchdog(store, settings, listener, this.loss::declare);
 		LocalHandoff handoff = new LocalHandoff(store, settings);
-		this.waits = new ScheduledThreadPoolExecutor(1, (runnable) -> {
-			Thread thread = new Thread(runnable, "distlock-wait-" + settings.instanceId());
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.waits = new ScheduledThreadPoolExecutor(1,
+				Continuations.engineThreads("distlock-wait-" + settings.instanceId()));
 		this.waits.setRemoveOnCancelPolicy(true);
 		this.deadlines = new CallDeadlines(this.waits);
 		GrantReleaser releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog,
 				this.loss, handoff, this.deadlines);
 		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines);
 		this.acquirer = new GrantAcquirer(new RegistryParts(this.upkeep, store, settings, this.gates, handoff,
-				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.waits, this.deadlines),
+				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.waits, this.deadlines,
+				this.continuations),
 				listener, this.threadHolds);
 	}
 
@@ -294,6 +295,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 				this.loss.declare(grant, "its registry was closed while it was held");
 			}
 		}
+		// After the losses above: their callbacks may still be queued on it.
+		this.continuations.close();
 		this.store.close();
 	}
 
@@ -356,7 +359,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			return false;
 		}
 		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease,
-				HoldRequest.Holder.THREAD, waiter));
+				HoldRequest.Holder.THREAD, waiter, null));
 		if (lease == null) {
 			return false;
 		}
@@ -451,7 +454,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		HoldRequest.Holder holder = (waiter != HoldRequest.Waiter.CONTINUATION && request.ownedByThread())
 				? HoldRequest.Holder.THREAD : HoldRequest.Holder.LEASE;
 		return new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, key, request.name(),
-				HoldRequest.waitNanos(request.waitTime()), request.leaseTime(), holder, waiter);
+				HoldRequest.waitNanos(request.waitTime()), request.leaseTime(), holder, waiter, request.executor());
 	}
 
 	private HeldLease holdFor(HoldRequest request) {

@@ -114,7 +114,9 @@ final class GrantAcquirer {
 				pending.cancel();
 			}
 		});
-		pending.result().whenComplete((lease, failure) -> {
+		// The outcome reaches the listener and the caller where user code may run: the caller's
+		// dependents (a reactive body, the task of executeLockedAsync) run where it completes.
+		pending.result().whenComplete((lease, failure) -> this.parts.continuations().run(request.executor(), () -> {
 			if (failure != null || lease == null) {
 				Throwable cause = (failure != null) ? StoreCalls.unwrap(failure) : null;
 				told.notAcquired(elapsed(startNanos), cause);
@@ -127,7 +129,7 @@ final class GrantAcquirer {
 				// The caller cancelled as the grant arrived.
 				lease.releaseUnwanted();
 			}
-		});
+		}));
 		pending.start();
 		return caller;
 	}
@@ -195,7 +197,7 @@ final class GrantAcquirer {
 			}
 		}
 		while (!holds.compareAndSet(held, held + 1));
-		return new HeldLease(this.parts, grant);
+		return new HeldLease(this.parts, grant, null);
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -66,8 +67,11 @@ final class GrantReleaser {
 	 * {@link io.distlock.core.LockLostException} when the grant turned out to have been lost. The
 	 * store call is sent out of reach of the calling thread's interrupt: an interrupted holder's
 	 * release must still reach the store (see {@link StoreCalls#shielded}).
+	 * @param tail where the release goes on once the store answered: the waiting caller's own
+	 * thread for a blocking release, never the driver's thread that carries the answer, since
+	 * the listener hears of the release there
 	 */
-	CompletableFuture<Void> release(HeldLease lease, Duration holdAtLeast) {
+	CompletableFuture<Void> release(HeldLease lease, Duration holdAtLeast, Executor tail) {
 		Grant grant = lease.grant();
 		if (grant.holds().decrementAndGet() > 0) {
 			this.gates.release(grant.gate());
@@ -75,7 +79,7 @@ final class GrantReleaser {
 		}
 		boolean interrupted = Thread.interrupted();
 		try {
-			return releaseGrant(grant, holdAtLeast);
+			return releaseGrant(grant, holdAtLeast, tail);
 		}
 		finally {
 			if (interrupted) {
@@ -84,7 +88,7 @@ final class GrantReleaser {
 		}
 	}
 
-	private CompletableFuture<Void> releaseGrant(Grant grant, Duration holdAtLeast) {
+	private CompletableFuture<Void> releaseGrant(Grant grant, Duration holdAtLeast, Executor tail) {
 		grant.beginRelease();
 		this.watchdog.unwatch(grant);
 		long now = System.nanoTime();
@@ -101,17 +105,17 @@ final class GrantReleaser {
 		long sentNanos = System.nanoTime();
 		if (fate == ReleaseFate.CHECKPOINT) {
 			CheckpointDecision decision = new CheckpointDecision(grant.gate());
-			return checkpoint(grant, decision, sentNanos).handle((released, failure) -> {
+			return checkpoint(grant, decision, sentNanos).handleAsync((released, failure) -> {
 				if (decision.taker().picked()) {
 					// A waiter here took the kept grant: it is admitted once this release is over.
 					return handedOver(grant, now, decision.taker());
 				}
 				return released(grant, ReleaseFate.CHECKPOINT, now, sentNanos, released, failure);
-			});
+			}, tail);
 		}
 		ReleaseFate decided = fate;
 		return send(grant, fate, holdAtLeast, sentNanos)
-			.handle((released, failure) -> released(grant, decided, now, sentNanos, released, failure));
+			.handleAsync((released, failure) -> released(grant, decided, now, sentNanos, released, failure), tail);
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -36,16 +37,29 @@ final class HeldLease implements LockLease {
 
 	private final Grant grant;
 
+	/** Where this hold's asynchronous continuations run; {@code null} for the registry's default. */
+	private final Executor executor;
+
 	/** Set once, by the first release; a field rather than an AtomicBoolean, one object less per hold. */
 	private volatile boolean released;
 
-	HeldLease(RegistryParts parts, Grant grant) {
+	HeldLease(RegistryParts parts, Grant grant, Executor executor) {
 		this.parts = parts;
 		this.grant = grant;
+		this.executor = executor;
 	}
 
 	Grant grant() {
 		return this.grant;
+	}
+
+	/**
+	 * Return where this hold's asynchronous continuations run when the thread that completes
+	 * them must not run user code.
+	 * @return the executor its request named, or {@code null} for the registry's default
+	 */
+	Executor executor() {
+		return this.executor;
 	}
 
 	boolean isReleased() {
@@ -88,7 +102,7 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return this.parts.upkeep().confirmAsync(this.grant);
+		return this.parts.continuations().handOut(this.parts.upkeep().confirmAsync(this.grant), this.executor);
 	}
 
 	@Override
@@ -104,7 +118,8 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			return CompletableFuture.failedFuture(releasedException());
 		}
-		return this.parts.upkeep().extendAsync(this.grant, leaseTime);
+		return this.parts.continuations().handOut(this.parts.upkeep().extendAsync(this.grant, leaseTime),
+				this.executor);
 	}
 
 	private IllegalStateException releasedException() {
@@ -131,8 +146,10 @@ final class HeldLease implements LockLease {
 		this.parts.settings().requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
 		if (RELEASED.compareAndSet(this, false, true)) {
 			// Bounded inside: a release waits at most RELEASE_TIMEOUT for the store, then the key
-			// is left to expire. The margin here only covers scheduling.
-			StoreCalls.await(this.parts.releaser().release(this, holdAtLeast),
+			// is left to expire. The margin here only covers scheduling. The store's answer is
+			// finished on this thread, which waits for it anyway, not on the driver's.
+			WaitingCaller caller = new WaitingCaller(this.parts.continuations().placing(this.executor));
+			caller.await(this.parts.releaser().release(this, holdAtLeast, caller),
 					StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
 		}
 	}
@@ -153,15 +170,39 @@ final class HeldLease implements LockLease {
 		catch (IllegalArgumentException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		if (RELEASED.compareAndSet(this, false, true)) {
-			// A grant handed to an asynchronous waiter is taken on this thread once the release
-			// returned, rather than on the timer: asynchronous code released it, so asynchronous
-			// code may continue here.
-			try (HandoffTrampoline.Scope scope = HandoffTrampoline.open()) {
-				return this.parts.releaser().release(this, holdAtLeast);
-			}
+		if (!RELEASED.compareAndSet(this, false, true)) {
+			return CompletableFuture.completedFuture(null);
 		}
-		return CompletableFuture.completedFuture(null);
+		Continuations continuations = this.parts.continuations();
+		if (continuations.mayRunUserCode()) {
+			return releaseHere(holdAtLeast);
+		}
+		// Asked for on the driver's or the engine's thread (a reactive body that completed
+		// there): the release, the handoff it may make and the next holder's code go on on the
+		// executor instead.
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		continuations.run(this.executor, () -> releaseHere(holdAtLeast).whenComplete((done, failure) -> {
+			if (failure != null) {
+				released.completeExceptionally(StoreCalls.unwrap(failure));
+			}
+			else {
+				released.complete(done);
+			}
+		}));
+		return released;
+	}
+
+	/**
+	 * Release on this thread, which may run user code. A grant handed to an asynchronous waiter
+	 * is taken on this thread once the release returned, rather than on the timer: asynchronous
+	 * code released it, so asynchronous code may continue here.
+	 */
+	private CompletableFuture<Void> releaseHere(Duration holdAtLeast) {
+		Continuations continuations = this.parts.continuations();
+		try (HandoffTrampoline.Scope scope = HandoffTrampoline.open()) {
+			// The store's answer is finished where user code may run, and the future completed there.
+			return this.parts.releaser().release(this, holdAtLeast, continuations.placing(this.executor));
+		}
 	}
 
 	/**

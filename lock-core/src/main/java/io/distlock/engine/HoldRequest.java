@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import io.distlock.core.LockAcquisitionException;
@@ -19,9 +20,11 @@ import io.distlock.store.LockMode;
  * @param fixedLease the fixed lease, or {@code null} for the watchdog
  * @param holder who owns the hold once granted
  * @param waiter who waits for the grant, and what an interrupt does to the wait
+ * @param executor where the hold's asynchronous continuations run when the thread that completes
+ * them must not run user code; {@code null} for the registry's default
  */
 record HoldRequest(LockMode mode, String key, String name, long waitNanos, Duration fixedLease, Holder holder,
-		Waiter waiter) {
+		Waiter waiter, Executor executor) {
 
 	/** A wait without a deadline, for {@code lock()} and {@code lockInterruptibly()}. */
 	static final long WAIT_FOREVER = Long.MAX_VALUE;

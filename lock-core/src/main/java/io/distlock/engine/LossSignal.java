@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -12,8 +13,9 @@ import io.distlock.core.LossStatistics;
 
 /**
  * Tells a holder, exactly once, that its lock was lost: the grant turns LOST and leaves its local
- * gate, the loss is logged at ERROR and counted, the listener and every {@code onLost} callback
- * run.
+ * gate at once, where the loss is found; the loss is logged at ERROR and counted, and the
+ * listener and every {@code onLost} callback run where user code may (see
+ * {@link Continuations}), never on the driver's or the watchdog's thread.
  */
 final class LossSignal {
 
@@ -23,8 +25,11 @@ final class LossSignal {
 
 	private final LossCounter counter = new LossCounter();
 
-	LossSignal(LockListener listener) {
+	private final Continuations continuations;
+
+	LossSignal(LockListener listener, Continuations continuations) {
 		this.listener = listener;
+		this.continuations = continuations;
 	}
 
 	LossStatistics statistics() {
@@ -57,24 +62,35 @@ final class LossSignal {
 
 	private void tell(Grant grant, List<Consumer<? super LockLostException>> callbacks) {
 		LockLostException lost = grant.lostException();
-		if (grant.isUntold()) {
+		boolean told = !grant.isUntold();
+		if (told) {
+			this.counter.recordLoss();
+			logger.error(lost.getMessage());
+		}
+		else {
 			// Granted after its acquisition was given up: nobody held it, so nothing was lost.
 			logger.debug(lost.getMessage() + " (granted after its acquisition was given up)");
 		}
-		else {
-			this.counter.recordLoss();
-			logger.error(lost.getMessage());
-			this.listener.onLost(grant.primaryLease(), lost);
-		}
-		for (Consumer<? super LockLostException> callback : callbacks) {
-			run(grant, callback, lost);
-		}
+		this.continuations.run(executor(grant), () -> {
+			if (told) {
+				this.listener.onLost(grant.primaryLease(), lost);
+			}
+			for (Consumer<? super LockLostException> callback : callbacks) {
+				run(grant, callback, lost);
+			}
+		});
 	}
 
 	void addCallback(Grant grant, Consumer<? super LockLostException> callback) {
 		if (!grant.addLostCallback(callback)) {
-			run(grant, callback, grant.lostException());
+			LockLostException lost = grant.lostException();
+			this.continuations.run(executor(grant), () -> run(grant, callback, lost));
 		}
+	}
+
+	private static Executor executor(Grant grant) {
+		HeldLease lease = grant.primaryLease();
+		return (lease != null) ? lease.executor() : null;
 	}
 
 	private static void run(Grant grant, Consumer<? super LockLostException> callback, LockLostException lost) {

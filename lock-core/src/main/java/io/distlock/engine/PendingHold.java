@@ -331,7 +331,7 @@ final class PendingHold {
 	 */
 	private void granted(Grant grant) {
 		stopWaiting();
-		HeldLease lease = new HeldLease(this.parts, grant);
+		HeldLease lease = new HeldLease(this.parts, grant, this.request.executor());
 		grant.primaryLease(lease);
 		if (this.result.isDone()) {
 			// Given up already: no listener hears of this grant, not even of a loss meanwhile.

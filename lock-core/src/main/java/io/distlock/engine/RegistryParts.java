@@ -21,10 +21,11 @@ import io.distlock.store.LockStore;
  * @param timer ends waits and runs the continuations of acquisitions between store attempts;
  * shut down when the registry closes
  * @param deadlines bounds store calls by their callers' deadlines
+ * @param continuations where code that is not the engine's continues
  */
 record RegistryParts(LeaseUpkeep upkeep, LockStore store, RegistrySettings settings, KeyGates gates,
 		LocalHandoff handoff, ReleaseNotifications notifications, Watchdog watchdog, GrantReleaser releaser,
-		ScheduledExecutorService timer, CallDeadlines deadlines) {
+		ScheduledExecutorService timer, CallDeadlines deadlines, Continuations continuations) {
 
 	/**
 	 * Fail if the registry was closed: its timer is shut down by then.

@@ -32,11 +32,7 @@ final class ReleaseNotifications {
 
 	/** Starts the subscription; its one thread ends when idle. */
 	private final ThreadPoolExecutor subscriber = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
-			new LinkedBlockingQueue<>(), (runnable) -> {
-				Thread thread = new Thread(runnable, "distlock-subscribe");
-				thread.setDaemon(true);
-				return thread;
-			});
+			new LinkedBlockingQueue<>(), Continuations.engineThreads("distlock-subscribe"));
 
 	private volatile boolean listening;
 

@@ -10,7 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -83,9 +82,9 @@ final class Watchdog implements AutoCloseable {
 		this.listener = listener;
 		this.lossHandler = lossHandler;
 		int id = registryCount.incrementAndGet();
-		this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("distlock-watchdog-" + id));
+		this.timer = new ScheduledThreadPoolExecutor(1, Continuations.engineThreads("distlock-watchdog-" + id));
 		this.timer.setRemoveOnCancelPolicy(true);
-		this.renewalIo = Executors.newSingleThreadExecutor(daemonThreads("distlock-renewal-" + id));
+		this.renewalIo = Executors.newSingleThreadExecutor(Continuations.engineThreads("distlock-renewal-" + id));
 	}
 
 	/**
@@ -343,14 +342,6 @@ final class Watchdog implements AutoCloseable {
 		this.timer.shutdownNow();
 		this.renewalIo.shutdownNow();
 		this.renewable.clear();
-	}
-
-	private static ThreadFactory daemonThreads(String name) {
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, name);
-			thread.setDaemon(true);
-			return thread;
-		};
 	}
 
 	/**

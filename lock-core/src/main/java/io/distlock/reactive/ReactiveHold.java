@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -15,6 +16,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import org.springframework.util.ClassUtils;
@@ -30,12 +32,22 @@ import io.distlock.reactive.ReactiveLockContext.Held;
  * One subscription's hold of one or more locks: each key is taken with
  * {@link LockRegistry#acquireAsync} in the order given (the caller sorts them), nested so that
  * the keys taken so far are released in reverse order when a later key is not granted, when the
- * body terminates, or when the subscriber cancels. Nothing here blocks: a lease arrives on the
- * thread that granted it and the body is subscribed there.
+ * body terminates, or when the subscriber cancels. Nothing here blocks. A lease granted on the
+ * lock store's thread (the Redis driver's event loop) or the registry's arrives on Reactor's
+ * bounded-elastic scheduler, unless the request names an executor, and the body is subscribed
+ * there; a lease granted on any other thread (a release that handed the lock over) arrives
+ * there.
  */
 final class ReactiveHold<T> {
 
 	private static final Log logger = LogFactory.getLog(ReactiveHold.class);
+
+	/**
+	 * Where a hold goes on when the lock is granted, lost or released on the store's or the
+	 * registry's thread: Reactor's scheduler for work that may block, since a body's first use of
+	 * a reactive Redis template may connect synchronously (Spring Data Redis does).
+	 */
+	private static final Executor BOUNDED_ELASTIC = (task) -> Schedulers.boundedElastic().schedule(task);
 
 	private static final boolean observationPresent = ClassUtils.isPresent("io.micrometer.observation.Observation",
 			ReactiveHold.class.getClassLoader());
@@ -197,7 +209,8 @@ final class ReactiveHold<T> {
 	}
 
 	private CompletableFuture<LockLease> acquireAsync(LockRequest request) {
-		return this.registry.acquireAsync(request).toCompletableFuture();
+		LockRequest placed = (request.executor() != null) ? request : request.executor(BOUNDED_ELASTIC);
+		return this.registry.acquireAsync(placed).toCompletableFuture();
 	}
 
 	/**

@@ -126,11 +126,12 @@ public final class RedisLockStore implements LockStore {
 		this.subscription = new ReleaseSubscription(connectionFactory, keys.channel());
 		this.replicaAcknowledgement = (replicas > 0) ? new ReplicaAcknowledgement(replicas, replicaTimeout) : null;
 		this.replicaWaits = (replicas > 0) ? new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
-				new LinkedBlockingQueue<>(), (runnable) -> {
-					Thread thread = new Thread(runnable, "distlock-replica-wait");
-					thread.setDaemon(true);
-					return thread;
-				}) : null;
+				new LinkedBlockingQueue<>(), DriverThreads.storeThreads("distlock-replica-wait")) : null;
+	}
+
+	@Override
+	public boolean isIoThread(Thread thread) {
+		return DriverThreads.isDriverThread(thread);
 	}
 
 	/**

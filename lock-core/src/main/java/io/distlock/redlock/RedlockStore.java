@@ -20,6 +20,7 @@ import io.distlock.core.LockConfigurationException;
 import io.distlock.store.LockMode;
 import io.distlock.store.LockStore;
 import io.distlock.store.UndecidedRenewalException;
+import io.distlock.redis.DriverThreads;
 import io.distlock.redis.RedisLockStore;
 
 /**
@@ -73,6 +74,11 @@ final class RedlockStore implements LockStore {
 	@Override
 	public void checkKey(String key) {
 		this.nodes.get(0).checkKey(key);
+	}
+
+	@Override
+	public boolean isIoThread(Thread thread) {
+		return DriverThreads.isDriverThread(thread);
 	}
 
 	/**

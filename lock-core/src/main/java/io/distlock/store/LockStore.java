@@ -32,6 +32,20 @@ public interface LockStore extends AutoCloseable {
 	}
 
 	/**
+	 * Return whether the thread is one of the store's own: a driver's I/O thread (an event
+	 * loop) that completes the store's futures, or a thread the store runs itself. The engine
+	 * runs none of its users' code there (no body, no dependent stage of a future it hands out,
+	 * no listener, no {@code onLost} callback): one blocking call in that code would stall every
+	 * call on the driver's connection. The default says no thread is, for a store whose futures
+	 * complete on threads that may block.
+	 * @param thread the thread to classify
+	 * @return whether user code must not run on it
+	 */
+	default boolean isIoThread(Thread thread) {
+		return false;
+	}
+
+	/**
 	 * Take the key for the owner if it is free, minting a fencing token larger than every
 	 * earlier token of the key. If the key is taken and {@code waitTime} is positive, keep the
 	 * waiter's place for that long (its fair queue place, a waiting writer's mark) and remember

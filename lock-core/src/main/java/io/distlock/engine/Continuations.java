@@ -1,0 +1,180 @@
+package io.distlock.engine;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Where code that is not the engine's continues: never on the store's I/O threads (the Redis
+ * driver's event loops) nor on the engine's own threads (its timer, watchdog and subscriber).
+ * <p>
+ * Those threads complete store calls and change the engine's bookkeeping. Anything after that
+ * which may run a user's code (completing a future a user waits on, a listener, an
+ * {@code onLost} callback, the next asynchronous holder's continuation) is placed here: it runs
+ * at once when the current thread is anybody else's, and otherwise on the hold's executor (the
+ * one its request named, or this registry's default). One blocking call in user code on the
+ * driver's event loop would otherwise stop every Redis command of the application on that
+ * connection, the engine's renewals included.
+ */
+final class Continuations {
+
+	private static final Log logger = LogFactory.getLog(Continuations.class);
+
+	private static final AtomicInteger registryCount = new AtomicInteger();
+
+	private final Predicate<Thread> storeThreads;
+
+	private final Executor defaultExecutor;
+
+	private final ExecutorService ownedExecutor;
+
+	/**
+	 * Create the placement of one registry.
+	 * @param storeThreads which threads are the store's own (see
+	 * {@link io.distlock.store.LockStore#isIoThread(Thread)})
+	 * @param executor where continuations go by default; {@code null} for a pool of this
+	 * registry's own that grows with the continuations running at once and shrinks when idle
+	 */
+	Continuations(Predicate<Thread> storeThreads, Executor executor) {
+		this.storeThreads = storeThreads;
+		if (executor != null) {
+			this.defaultExecutor = executor;
+			this.ownedExecutor = null;
+		}
+		else {
+			// Unbounded on purpose: a user body may block, and one that waits for another body
+			// must never wait for a free thread. Only bodies running at once take threads.
+			ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
+					new SynchronousQueue<>(), userThreads("distlock-async-" + registryCount.incrementAndGet() + "-"));
+			this.defaultExecutor = pool;
+			this.ownedExecutor = pool;
+		}
+	}
+
+	/**
+	 * Return whether the calling thread may run a user's code: it is neither the store's nor
+	 * the engine's.
+	 * @return whether code may continue here
+	 */
+	boolean mayRunUserCode() {
+		Thread current = Thread.currentThread();
+		return !(current instanceof EngineThread) && !this.storeThreads.test(current);
+	}
+
+	/**
+	 * Run a continuation here if this thread may run user code, otherwise on the executor.
+	 * @param executor the hold's executor, or {@code null} for the default
+	 * @param continuation what to run
+	 */
+	void run(Executor executor, Runnable continuation) {
+		if (mayRunUserCode()) {
+			continuation.run();
+		}
+		else {
+			dispatch(executor, continuation);
+		}
+	}
+
+	/**
+	 * Return an executor that runs a task at once where {@link #run} would, and otherwise on
+	 * the given executor.
+	 * @param executor the hold's executor, or {@code null} for the default
+	 * @return the placing executor
+	 */
+	Executor placing(Executor executor) {
+		return (task) -> run(executor, task);
+	}
+
+	/**
+	 * Return a future that completes as the given one does, but whose dependents never run on
+	 * a thread where user code must not.
+	 * @param source the future the engine completes
+	 * @param executor the hold's executor, or {@code null} for the default
+	 * @return the source itself when it is complete and this thread may run user code,
+	 * otherwise a future completed where {@link #run} places it
+	 */
+	<T> CompletableFuture<T> handOut(CompletableFuture<T> source, Executor executor) {
+		if (source.isDone() && mayRunUserCode()) {
+			return source;
+		}
+		CompletableFuture<T> out = new CompletableFuture<>();
+		source.whenComplete((value, failure) -> run(executor, () -> {
+			if (failure != null) {
+				out.completeExceptionally(StoreCalls.unwrap(failure));
+			}
+			else {
+				out.complete(value);
+			}
+		}));
+		return out;
+	}
+
+	/**
+	 * Run a continuation on the executor, or, once it refuses (the registry or the caller's
+	 * executor shut down), on a thread of its own: a continuation that never runs would leave
+	 * its caller waiting for ever, and running it here is what this class exists to prevent.
+	 */
+	private void dispatch(Executor executor, Runnable continuation) {
+		try {
+			((executor != null) ? executor : this.defaultExecutor).execute(continuation);
+		}
+		catch (RejectedExecutionException ex) {
+			logger.debug("Executor refused a lock continuation; running it on a thread of its own", ex);
+			Thread thread = new Thread(continuation, "distlock-continuation");
+			thread.setDaemon(true);
+			thread.start();
+		}
+	}
+
+	/**
+	 * Stop the registry's own pool once the continuations it runs have run; an executor given
+	 * by the application is the application's to stop.
+	 */
+	void close() {
+		if (this.ownedExecutor != null) {
+			this.ownedExecutor.shutdown();
+		}
+	}
+
+	/**
+	 * Return a factory of the engine's own daemon threads: threads on which no user code runs.
+	 * @param name the name of every thread it makes
+	 * @return the factory
+	 */
+	static ThreadFactory engineThreads(String name) {
+		return (runnable) -> {
+			Thread thread = new EngineThread(runnable, name);
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	private static ThreadFactory userThreads(String prefix) {
+		AtomicInteger count = new AtomicInteger();
+		return (runnable) -> {
+			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	/** A thread of the engine's own, recognised by its type rather than its name. */
+	private static final class EngineThread extends Thread {
+
+		EngineThread(Runnable runnable, String name) {
+			super(runnable, name);
+		}
+
+	}
+
+}
