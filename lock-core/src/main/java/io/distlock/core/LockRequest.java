@@ -158,10 +158,11 @@ public final class LockRequest {
 	 * the thread that would complete them is the lock store's (the Redis driver's event loop) or
 	 * the registry's own. On any other thread they run where they are completed, as
 	 * {@link java.util.concurrent.CompletableFuture} runs its dependents. Without one, the
-	 * registry's own pool runs them, which grows with the continuations running at once, so a
-	 * task that blocks never starves another. The executor must run each task on a thread of its
-	 * own choosing, never on the calling thread. Blocking calls ignore it: their code continues
-	 * on the calling thread.
+	 * registry's own fork/join pool runs them (one thread per core, and one more while a
+	 * continuation waits for another future); pass an executor of your own for continuations
+	 * that block on I/O. The executor must run each task on a thread of its own choosing, never
+	 * on the calling thread. Blocking calls ignore it: their code continues on the calling
+	 * thread.
 	 * @param executor the executor, or {@code null} for the registry's default
 	 * @return a new request
 	 */

@@ -89,7 +89,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.deadlines = new CallDeadlines(this.waits);
 		GrantReleaser releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog,
 				this.loss, handoff, this.deadlines);
-		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines);
+		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines, this.continuations);
 		this.acquirer = new GrantAcquirer(new RegistryParts(this.upkeep, store, settings, this.gates, handoff,
 				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.waits, this.deadlines,
 				this.continuations),

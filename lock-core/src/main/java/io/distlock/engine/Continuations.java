@@ -1,13 +1,11 @@
 package io.distlock.engine;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
@@ -43,7 +41,7 @@ final class Continuations {
 	 * @param storeThreads which threads are the store's own (see
 	 * {@link io.distlock.store.LockStore#isIoThread(Thread)})
 	 * @param executor where continuations go by default; {@code null} for a pool of this
-	 * registry's own that grows with the continuations running at once and shrinks when idle
+	 * registry's own (see {@link #newPool()})
 	 */
 	Continuations(Predicate<Thread> storeThreads, Executor executor) {
 		this.storeThreads = storeThreads;
@@ -52,13 +50,31 @@ final class Continuations {
 			this.ownedExecutor = null;
 		}
 		else {
-			// Unbounded on purpose: a user body may block, and one that waits for another body
-			// must never wait for a free thread. Only bodies running at once take threads.
-			ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-					new SynchronousQueue<>(), userThreads("distlock-async-" + registryCount.incrementAndGet() + "-"));
+			ExecutorService pool = newPool();
 			this.defaultExecutor = pool;
 			this.ownedExecutor = pool;
 		}
+	}
+
+	/**
+	 * Return the registry's own pool: a fork/join pool of as many threads as the machine has
+	 * cores (two at least), in FIFO order, as {@code CompletableFuture}'s own asynchronous
+	 * stages use. A continuation that waits for another one's future ({@code join}, {@code get})
+	 * makes the pool add a thread while it waits, so holders that wait for each other never
+	 * starve it; one that blocks on I/O holds its thread until the I/O ends. A continuation
+	 * deferred by one that runs on the pool (the next holder of a lock handed over) runs on the
+	 * same thread next, without waking another.
+	 */
+	private static ExecutorService newPool() {
+		String prefix = "distlock-async-" + registryCount.incrementAndGet() + "-";
+		AtomicInteger count = new AtomicInteger();
+		ForkJoinPool.ForkJoinWorkerThreadFactory threads = (pool) -> {
+			ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+			thread.setName(prefix + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		};
+		return new ForkJoinPool(Math.max(2, Runtime.getRuntime().availableProcessors()), threads, null, true);
 	}
 
 	/**
@@ -96,30 +112,6 @@ final class Continuations {
 	}
 
 	/**
-	 * Return a future that completes as the given one does, but whose dependents never run on
-	 * a thread where user code must not.
-	 * @param source the future the engine completes
-	 * @param executor the hold's executor, or {@code null} for the default
-	 * @return the source itself when it is complete and this thread may run user code,
-	 * otherwise a future completed where {@link #run} places it
-	 */
-	<T> CompletableFuture<T> handOut(CompletableFuture<T> source, Executor executor) {
-		if (source.isDone() && mayRunUserCode()) {
-			return source;
-		}
-		CompletableFuture<T> out = new CompletableFuture<>();
-		source.whenComplete((value, failure) -> run(executor, () -> {
-			if (failure != null) {
-				out.completeExceptionally(StoreCalls.unwrap(failure));
-			}
-			else {
-				out.complete(value);
-			}
-		}));
-		return out;
-	}
-
-	/**
 	 * Run a continuation on the executor, or, once it refuses (the registry or the caller's
 	 * executor shut down), on a thread of its own: a continuation that never runs would leave
 	 * its caller waiting for ever, and running it here is what this class exists to prevent.
@@ -154,15 +146,6 @@ final class Continuations {
 	static ThreadFactory engineThreads(String name) {
 		return (runnable) -> {
 			Thread thread = new EngineThread(runnable, name);
-			thread.setDaemon(true);
-			return thread;
-		};
-	}
-
-	private static ThreadFactory userThreads(String prefix) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
 			thread.setDaemon(true);
 			return thread;
 		};

@@ -102,7 +102,7 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return this.parts.continuations().handOut(this.parts.upkeep().confirmAsync(this.grant), this.executor);
+		return this.parts.upkeep().confirmAsync(this.grant, this.parts.continuations().placing(this.executor));
 	}
 
 	@Override
@@ -118,8 +118,8 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			return CompletableFuture.failedFuture(releasedException());
 		}
-		return this.parts.continuations().handOut(this.parts.upkeep().extendAsync(this.grant, leaseTime),
-				this.executor);
+		return this.parts.upkeep().extendAsync(this.grant, leaseTime,
+				this.parts.continuations().placing(this.executor));
 	}
 
 	private IllegalStateException releasedException() {

@@ -2,6 +2,7 @@ package io.distlock.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 import io.distlock.core.LockLease;
@@ -24,24 +25,37 @@ final class LeaseUpkeep {
 
 	private final CallDeadlines deadlines;
 
-	LeaseUpkeep(LockStore store, Watchdog watchdog, LossSignal loss, CallDeadlines deadlines) {
+	private final Continuations continuations;
+
+	LeaseUpkeep(LockStore store, Watchdog watchdog, LossSignal loss, CallDeadlines deadlines,
+			Continuations continuations) {
 		this.store = store;
 		this.watchdog = watchdog;
 		this.loss = loss;
 		this.deadlines = deadlines;
+		this.continuations = continuations;
 	}
 
 	void addLostCallback(Grant grant, Consumer<? super LockLostException> callback) {
 		this.loss.addCallback(grant, callback);
 	}
 
+	/**
+	 * Confirm on the calling thread, which also finishes the store's answer: a loss it finds is
+	 * declared, and its callbacks run, before this returns.
+	 */
 	boolean confirm(Grant grant) {
 		// Bounded inside by the validity deadline; the margin here only covers scheduling.
-		return StoreCalls.await(() -> confirmAsync(grant),
+		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
+		return caller.await(StoreCalls.shielded(() -> confirmAsync(grant, caller)),
 				StoreCalls.until(grant.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
 	}
 
-	CompletableFuture<Boolean> confirmAsync(Grant grant) {
+	/**
+	 * Confirm without waiting.
+	 * @param tail where the store's answer is finished (a loss declared, the future completed)
+	 */
+	CompletableFuture<Boolean> confirmAsync(Grant grant, Executor tail) {
 		if (!grant.isValid()) {
 			return CompletableFuture.completedFuture(false);
 		}
@@ -57,7 +71,7 @@ final class LeaseUpkeep {
 		// longer matters, and an unanswered confirmation is a failure, never a yes. The registry's
 		// coarse deadline tick, not a timer per call: cancelling a timer when the reply comes would
 		// take the timer queue's lock on the driver's event loop.
-		return this.deadlines.within(held, bound).handle((answer, failure) -> {
+		return this.deadlines.within(held, bound).handleAsync((answer, failure) -> {
 			if (failure != null) {
 				throw StoreCalls.asRuntime(failure);
 			}
@@ -66,7 +80,7 @@ final class LeaseUpkeep {
 			}
 			this.loss.declare(grant, "the store no longer held it when it was confirmed");
 			return false;
-		});
+		}, tail);
 	}
 
 	/**
@@ -76,17 +90,19 @@ final class LeaseUpkeep {
 	 */
 	boolean extend(Grant grant, Duration leaseTime) {
 		// Bounded inside by the validity deadline; the margin here only covers scheduling.
-		return StoreCalls.await(() -> extendAsync(grant, leaseTime),
+		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
+		return caller.await(StoreCalls.shielded(() -> extendAsync(grant, leaseTime, caller)),
 				StoreCalls.until(grant.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
 	}
 
 	/**
 	 * Extend a fixed lease without waiting: one owner-compared call, bounded by the lease's
 	 * validity deadline.
+	 * @param tail where the store's answer is finished (the watchdog told, the future completed)
 	 * @return completes with whether the store still held the grant, or exceptionally as
 	 * {@link LockLease#extend(Duration)} throws
 	 */
-	CompletableFuture<Boolean> extendAsync(Grant grant, Duration leaseTime) {
+	CompletableFuture<Boolean> extendAsync(Grant grant, Duration leaseTime, Executor tail) {
 		long sentNanos;
 		CompletableFuture<Boolean> call;
 		try {
@@ -98,7 +114,7 @@ final class LeaseUpkeep {
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletableFuture<Boolean> extended = new CompletableFuture<>();
-		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenComplete((held, failure) -> {
+		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenCompleteAsync((held, failure) -> {
 			if (failure != null) {
 				extended.completeExceptionally(StoreCalls.unwrap(failure));
 				return;
@@ -115,7 +131,7 @@ final class LeaseUpkeep {
 			catch (RuntimeException ex) {
 				extended.completeExceptionally(ex);
 			}
-		});
+		}, tail);
 		return extended;
 	}
 

@@ -77,7 +77,7 @@ class GateTests {
 	@Test
 	void aGrantIsHandedOnlyToAWaiterThatCanTakeOne() {
 		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
-				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
+				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD, null);
 		Grant grant = new Grant(request, "owner", 7, Duration.ofSeconds(30), System.nanoTime(),
 				System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime(), this.gate);
 		this.gate.tryEnter();
@@ -132,7 +132,7 @@ class GateTests {
 
 	private Grant grant() {
 		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
-				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
+				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD, null);
 		long now = System.nanoTime();
 		return new Grant(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(), now,
 				this.gate);

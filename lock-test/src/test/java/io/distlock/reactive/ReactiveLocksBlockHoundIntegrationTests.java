@@ -34,11 +34,12 @@ import static org.awaitility.Awaitility.await;
 /**
  * BlockHound over {@link ReactiveLocks} on a real Redis: no blocking call on a Reactor thread or
  * a Netty event loop (the Lettuce threads that grant and release locks), nor on the registry's
- * timer thread, anywhere in the
- * acquire, contend, hold, cancel, lose and release paths. BlockHound records what it finds
- * instead of throwing, so that a blocking call swallowed inside a driver callback still fails
- * the test; a negative control shows it catching a deliberate blocking call on the thread that
- * granted a lock. The only waits distlock declares harmless are its own, through
+ * timer thread, anywhere in the acquire, contend, hold, cancel, lose and release paths.
+ * BlockHound records what it finds instead of throwing, so that a blocking call swallowed inside
+ * a driver callback still fails the test. A body granted on the driver's thread runs on
+ * Reactor's bounded-elastic scheduler instead, where it may block; a negative control runs it
+ * where the grant is completed (a direct executor) and shows BlockHound catching its blocking
+ * call there. The only waits distlock declares harmless are its own, through
  * {@link DistlockBlockHoundIntegration}, which BlockHound loads as any application's would.
  * <p>
  * Runs in a JVM of its own (the {@code blockhound} surefire execution of this module), since
@@ -134,21 +135,37 @@ class ReactiveLocksBlockHoundIntegrationTests {
 	}
 
 	@Test
-	void negativeControlABlockingCallOnTheThreadThatGrantedTheLockIsCaught() throws Exception {
-		// Held by the other instance first, so that the grant arrives from Redis (a free key may
-		// be granted on the subscribing thread itself).
+	void aBodyGrantedOnTheDriversThreadRunsOnTheBoundedElasticSchedulerWhereItMayBlock() throws Exception {
+		assertThat(bodyThreadAfterAGrantFromRedis(request())).startsWith("boundedElastic-");
+		assertThat(blockingCalls).isEmpty();
+	}
+
+	@Test
+	void negativeControlABlockingBodyRunOnTheThreadThatGrantedTheLockIsCaught() throws Exception {
+		// A direct executor runs the body where the grant is completed, as distlock once did.
+		assertThat(bodyThreadAfterAGrantFromRedis(request().executor(Runnable::run)))
+			.matches("(lettuce-|distlock-wait-).*");
+		assertThat(blockingCalls).anySatisfy((call) -> assertThat(call).contains("java.lang.Thread.sleep")
+			.contains("sleepOneMillisecond"));
+	}
+
+	/**
+	 * Run a body that blocks for a millisecond under a lock granted by Redis (the other instance
+	 * holds the key first: a free key may be granted on the subscribing thread itself) and return
+	 * the thread it ran on.
+	 */
+	private String bodyThreadAfterAGrantFromRedis(LockRequest request) throws Exception {
 		// The key is free: a wait of seconds only absorbs a slow first answer on a loaded machine.
 		LockLease holder = second.acquire(this.key, Duration.ofSeconds(10));
 		List<String> threads = new CopyOnWriteArrayList<>();
-		CompletableFuture<Object> locked = ReactiveLocks.withLock(first, request(), (lease) -> {
+		CompletableFuture<Object> locked = ReactiveLocks.withLock(first, request, (lease) -> {
 			threads.add(Thread.currentThread().getName());
 			return Mono.fromRunnable(ReactiveLocksBlockHoundIntegrationTests::sleepOneMillisecond);
 		}).toFuture();
 		holder.release();
 		locked.get(10, TimeUnit.SECONDS);
-		assertThat(threads).singleElement().asString().matches("(lettuce-|distlock-wait-).*");
-		assertThat(blockingCalls).anySatisfy((call) -> assertThat(call).contains("java.lang.Thread.sleep")
-			.contains("sleepOneMillisecond"));
+		assertThat(threads).hasSize(1);
+		return threads.get(0);
 	}
 
 	@Test

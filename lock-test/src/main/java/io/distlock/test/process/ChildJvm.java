@@ -43,6 +43,10 @@ public final class ChildJvm implements AutoCloseable {
 
 	/**
 	 * Start {@code main} of the given class in a new JVM with this JVM's classpath.
+	 * @param mainClass the class whose {@code main} runs
+	 * @param arguments the arguments of {@code main}
+	 * @return the running JVM
+	 * @throws IOException if the JVM could not be started
 	 */
 	public static ChildJvm start(Class<?> mainClass, String... arguments) throws IOException {
 		return start(List.of(), mainClass, arguments);
@@ -51,6 +55,11 @@ public final class ChildJvm implements AutoCloseable {
 	/**
 	 * Start {@code main} of the given class in a new JVM with this JVM's classpath and the given
 	 * JVM options (system properties, for example).
+	 * @param jvmOptions the options before the class name
+	 * @param mainClass the class whose {@code main} runs
+	 * @param arguments the arguments of {@code main}
+	 * @return the running JVM
+	 * @throws IOException if the JVM could not be started
 	 */
 	public static ChildJvm start(List<String> jvmOptions, Class<?> mainClass, String... arguments) throws IOException {
 		List<String> command = new ArrayList<>();
@@ -67,6 +76,12 @@ public final class ChildJvm implements AutoCloseable {
 
 	/**
 	 * Wait for an output line starting with the prefix and return it, skipping other lines.
+	 * @param prefix how the line starts
+	 * @param timeout how long to wait at most
+	 * @param unit the unit of the timeout
+	 * @return the line
+	 * @throws InterruptedException if the calling thread is interrupted
+	 * @throws IllegalStateException if no such line came in time
 	 */
 	public String awaitLine(String prefix, long timeout, TimeUnit unit) throws InterruptedException {
 		long deadline = System.nanoTime() + unit.toNanos(timeout);
@@ -87,6 +102,7 @@ public final class ChildJvm implements AutoCloseable {
 
 	/**
 	 * Return everything the JVM printed so far, for failure messages.
+	 * @return the output, standard error included
 	 */
 	public String output() {
 		return this.output.toString();
@@ -94,6 +110,8 @@ public final class ChildJvm implements AutoCloseable {
 
 	/**
 	 * Send a line to the JVM's standard input.
+	 * @param line the line, without its end
+	 * @throws IOException if the JVM's input is closed
 	 */
 	public void send(String line) throws IOException {
 		this.process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
@@ -102,6 +120,8 @@ public final class ChildJvm implements AutoCloseable {
 
 	/**
 	 * Freeze the JVM with SIGSTOP: a stop-the-world pause; its watchdog stops too.
+	 * @throws IOException if {@code kill} could not be run
+	 * @throws InterruptedException if the calling thread is interrupted
 	 */
 	public void pause() throws IOException, InterruptedException {
 		signal("STOP");
@@ -109,6 +129,8 @@ public final class ChildJvm implements AutoCloseable {
 
 	/**
 	 * Continue a JVM frozen by {@link #pause()}.
+	 * @throws IOException if {@code kill} could not be run
+	 * @throws InterruptedException if the calling thread is interrupted
 	 */
 	public void resume() throws IOException, InterruptedException {
 		signal("CONT");
@@ -134,6 +156,14 @@ public final class ChildJvm implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Wait for the JVM to exit.
+	 * @param timeout how long to wait at most
+	 * @param unit the unit of the timeout
+	 * @return its exit code
+	 * @throws InterruptedException if the calling thread is interrupted
+	 * @throws IllegalStateException if it did not exit in time
+	 */
 	public int waitForExit(long timeout, TimeUnit unit) throws InterruptedException {
 		if (!this.process.waitFor(timeout, unit)) {
 			throw new IllegalStateException("Child JVM did not exit within " + timeout + " " + unit);
@@ -141,6 +171,9 @@ public final class ChildJvm implements AutoCloseable {
 		return this.process.exitValue();
 	}
 
+	/**
+	 * Kill the JVM if it still runs.
+	 */
 	@Override
 	public void close() {
 		if (this.process.isAlive()) {
