@@ -1,13 +1,15 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.WaitStrategy;
-import io.distlock.store.LockStore;
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockMode;
+import io.distlock.store.LockStore;
 
 /**
  * Lock cohorting for hot keys. When a thread releases a contended exclusive lock while another
@@ -33,7 +35,8 @@ final class LocalHandoff {
 
 	private static final long MIN_YIELD_NANOS = Duration.ofMillis(1).toNanos();
 
-	private final LockStore store;
+	/** The store's handoff operations, or {@code null} when it has none or handoff is off. */
+	private final LocalHandoffStore store;
 
 	private final boolean enabled;
 
@@ -55,11 +58,12 @@ final class LocalHandoff {
 	private final long renewalNanos;
 
 	LocalHandoff(LockStore store, RegistrySettings settings) {
-		this.store = store;
+		this.store = (settings.maxLocalHandoffs() > 0 && store instanceof LocalHandoffStore handoffStore)
+				? handoffStore : null;
 		this.leaseTime = settings.leaseTime();
 		this.validityNanos = this.leaseTime.minus(settings.driftMarginOf(this.leaseTime)).toNanos();
 		this.renewalNanos = settings.renewalInterval().toNanos();
-		this.enabled = settings.maxLocalHandoffs() > 0 && store.supportsLocalHandoff();
+		this.enabled = this.store != null;
 		this.maxHandoffs = settings.maxLocalHandoffs();
 		this.maxTimeNanos = settings.maxLocalHandoffTime().toNanos();
 		// A grant renewed on time keeps at least the lease less a renewal interval (and the drift
@@ -81,7 +85,7 @@ final class LocalHandoff {
 
 	/**
 	 * Return whether the grant is released through
-	 * {@link LockStore#releaseExclusive(String, String, long)}, which records handed-over tokens:
+	 * {@link LocalHandoffStore#releaseExclusive(String, String, long)}, which records handed-over tokens:
 	 * every exclusive grant while local handoff is on.
 	 */
 	boolean manages(Grant grant) {
@@ -113,13 +117,6 @@ final class LocalHandoff {
 	}
 
 	/**
-	 * Return the lease a checkpoint keeps a grant for.
-	 */
-	Duration leaseTime() {
-		return this.leaseTime;
-	}
-
-	/**
 	 * Return the grant a checkpoint kept, to be handed to the waiter of this process with a new
 	 * run of handoffs.
 	 * @param fencingToken the token the store minted
@@ -141,7 +138,7 @@ final class LocalHandoff {
 		if (handed.validUntilNanos() - now >= this.minValidityNanos) {
 			return handed.handedOver(name, now);
 		}
-		this.store.releaseExclusive(handed.key(), handed.owner(), lastToken(handed))
+		releaseInStore(handed)
 			.whenComplete((released, failure) -> {
 				if (failure != null) {
 					// Best effort: the key expires with its lease, which is no longer renewed.
@@ -167,10 +164,33 @@ final class LocalHandoff {
 	}
 
 	/**
+	 * Release a managed grant in the store, recording the last token handed out under it.
+	 */
+	CompletableFuture<LockStore.Release> releaseInStore(Grant grant) {
+		return this.store.releaseExclusive(grant.key(), grant.owner(), lastToken(grant));
+	}
+
+	/**
+	 * Keep a managed grant in the store for {@code keepTime} from now, recording the last token
+	 * handed out under it.
+	 */
+	CompletableFuture<Boolean> keepInStore(Grant grant, Duration keepTime) {
+		return this.store.keepExclusive(grant.key(), grant.owner(), lastToken(grant), keepTime);
+	}
+
+	/**
+	 * Send the checkpoint that ends a run of handoffs: keep the grant for this process for a
+	 * full lease unless another process waits, otherwise release it.
+	 */
+	CompletableFuture<LockStore.Checkpoint> checkpoint(Grant grant) {
+		return this.store.keepUnlessAwaited(grant.key(), grant.owner(), lastToken(grant), this.leaseTime);
+	}
+
+	/**
 	 * Return the token the store must record for a grant: its own if it was handed over, since
 	 * the store minted only the first of its run, or 0.
 	 */
-	static long lastToken(Grant grant) {
+	private static long lastToken(Grant grant) {
 		return (grant.handoffs() > 0) ? grant.fencingToken() : 0;
 	}
 

@@ -21,6 +21,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
 
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockMode;
 import io.distlock.store.LockStore;
 
@@ -29,7 +30,7 @@ import io.distlock.store.LockStore;
  * the application's {@link RedisConnectionFactory} (one round trip each). Used by
  * {@link RedisLockRegistry}, and once per node by {@code RedlockRegistry}.
  */
-public final class RedisLockStore implements LockStore {
+public final class RedisLockStore implements LocalHandoffStore {
 
 	private static final boolean lettucePresent = ClassUtils.isPresent("io.lettuce.core.RedisFuture",
 			RedisLockStore.class.getClassLoader());
@@ -235,11 +236,6 @@ public final class RedisLockStore implements LockStore {
 					keysAndArgs(args, this.keys.readers(key), this.keys.waiting(key)));
 		});
 		return released.thenApply((count) -> count != null && count != 0L);
-	}
-
-	@Override
-	public boolean supportsLocalHandoff() {
-		return true;
 	}
 
 	@Override

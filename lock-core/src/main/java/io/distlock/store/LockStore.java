@@ -18,7 +18,10 @@ import java.util.function.Consumer;
  * comparison guarantees.
  * <p>
  * The engine calls a store from at most one acquisition per key per registry at a time (the
- * local gate).
+ * local gate). A store implements this interface alone to work with the engine; what only some
+ * stores can do is an optional sub-interface the engine looks for:
+ * {@link LocalHandoffStore} lets the engine pass exclusive grants between threads of one process
+ * without a round trip.
  */
 public interface LockStore extends AutoCloseable {
 
@@ -98,70 +101,6 @@ public interface LockStore extends AutoCloseable {
 	 */
 	default Duration acquireAllowance() {
 		return Duration.ZERO;
-	}
-
-	/**
-	 * Return whether the engine may hand this store's exclusive grants between threads of this
-	 * process without a round trip, minting the fencing tokens of those handoffs itself. A store
-	 * that says yes implements {@link #releaseExclusive(String, String, long)},
-	 * {@link #keepUnlessAwaited(String, String, long, Duration)} and
-	 * {@link #keepExclusive(String, String, long, Duration)}.
-	 * @return whether local handoff is supported
-	 */
-	default boolean supportsLocalHandoff() {
-		return false;
-	}
-
-	/**
-	 * Release an exclusive grant like {@link #release(LockMode, String, String)}, after making
-	 * sure that every later token of the key is larger than {@code lastToken}: the tokens of
-	 * local handoffs were minted by the engine, beyond the store's own record. The record is
-	 * raised whether or not the grant was still the owner's.
-	 * @param key the user key
-	 * @param owner the owner of the grant
-	 * @param lastToken the largest token handed out under this grant, or 0 when it was never
-	 * handed over
-	 * @return whether the grant was the owner's and whether another holder waits for the key
-	 */
-	default CompletableFuture<Release> releaseExclusive(String key, String owner, long lastToken) {
-		return CompletableFuture.failedFuture(
-				new UnsupportedOperationException(getClass().getName() + " does not support local handoff"));
-	}
-
-	/**
-	 * At the end of a run of local handoffs, when another thread of this process waits: keep
-	 * the exclusive grant for this process if no other holder waits for the key, extending it to
-	 * a full lease and minting a new token, and otherwise release it as
-	 * {@link #releaseExclusive(String, String, long)} does. One round trip instead of a release
-	 * and an acquisition.
-	 * @param key the user key
-	 * @param owner the owner of the grant
-	 * @param lastToken the largest token handed out under this grant, or 0 when it was never
-	 * handed over
-	 * @param leaseTime the lease of the kept grant
-	 * @return {@link Release#KEPT} with the new token, or the release's outcome
-	 */
-	default CompletableFuture<Checkpoint> keepUnlessAwaited(String key, String owner, long lastToken,
-			Duration leaseTime) {
-		return CompletableFuture.failedFuture(
-				new UnsupportedOperationException(getClass().getName() + " does not support local handoff"));
-	}
-
-	/**
-	 * Extend an exclusive grant that was handed between threads of this process to exactly
-	 * {@code keepTime} from now, only if the owner still holds it (a release with
-	 * {@code holdAtLeast} that keeps the key until then), after raising the token record as
-	 * {@link #releaseExclusive(String, String, long)} does: the key is not released, yet every
-	 * later token of it must be larger than the last one handed out locally.
-	 * @param key the user key
-	 * @param owner the owner of the grant
-	 * @param lastToken the largest token handed out under this grant
-	 * @param keepTime how long the key stays, from now
-	 * @return whether the grant was still the owner's and is now kept for that long
-	 */
-	default CompletableFuture<Boolean> keepExclusive(String key, String owner, long lastToken, Duration keepTime) {
-		return CompletableFuture.failedFuture(
-				new UnsupportedOperationException(getClass().getName() + " does not support local handoff"));
 	}
 
 	/**
@@ -245,7 +184,7 @@ public interface LockStore extends AutoCloseable {
 	}
 
 	/**
-	 * The answer to {@link #releaseExclusive(String, String, long)}.
+	 * What became of a grant at its release (see {@link LocalHandoffStore}).
 	 */
 	enum Release {
 
@@ -264,7 +203,7 @@ public interface LockStore extends AutoCloseable {
 	}
 
 	/**
-	 * The answer to {@link #keepUnlessAwaited(String, String, long, Duration)}.
+	 * The answer to {@link LocalHandoffStore#keepUnlessAwaited(String, String, long, Duration)}.
 	 * @param release what became of the grant
 	 * @param fencingToken the new token when kept
 	 */

@@ -26,6 +26,7 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.detector.LeaseDeadline;
 import io.distlock.detector.Workers;
 import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockStore;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.RedisLockRegistry;
@@ -314,7 +315,7 @@ class RenewalFaultIntegrationTests {
 
 		private final CountDownLatch unblock;
 
-		BlockingRenewals(LockStore delegate, CountDownLatch unblock) {
+		BlockingRenewals(LocalHandoffStore delegate, CountDownLatch unblock) {
 			super(delegate);
 			this.unblock = unblock;
 		}

@@ -31,6 +31,7 @@ import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.store.ForwardingLockStore;
 import io.distlock.store.LockMode;
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockStore;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -334,7 +335,7 @@ class InterruptedHolderIntegrationTests {
 
 		final AtomicInteger abandoned = new AtomicInteger();
 
-		AbandonsOnInterrupt(LockStore delegate) {
+		AbandonsOnInterrupt(LocalHandoffStore delegate) {
 			super(delegate);
 		}
 
@@ -385,7 +386,7 @@ class InterruptedHolderIntegrationTests {
 
 		volatile CompletableFuture<Void> reply;
 
-		HeldReplies(LockStore delegate) {
+		HeldReplies(LocalHandoffStore delegate) {
 			super(delegate);
 			reset();
 		}

@@ -28,6 +28,7 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.store.ForwardingLockStore;
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockStore;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -212,7 +213,7 @@ class LateCheckpointHandoffIntegrationTests {
 
 		volatile boolean holdReleases;
 
-		LateCheckpointReplies(LockStore delegate) {
+		LateCheckpointReplies(LocalHandoffStore delegate) {
 			super(delegate);
 		}
 

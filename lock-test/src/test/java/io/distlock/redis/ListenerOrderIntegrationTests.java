@@ -30,6 +30,7 @@ import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.store.ForwardingLockStore;
 import io.distlock.store.LockMode;
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockStore;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -325,7 +326,7 @@ class ListenerOrderIntegrationTests {
 
 		private final Executor releaseReplies;
 
-		CountingStore(LockStore delegate, Executor releaseReplies) {
+		CountingStore(LocalHandoffStore delegate, Executor releaseReplies) {
 			super(delegate);
 			this.releaseReplies = releaseReplies;
 		}

@@ -54,7 +54,7 @@ class PipelineTraceIntegrationTests {
 
 	@BeforeEach
 	void createRegistry() {
-		LockStore redisStore = RedisLockStore.forNode(redis.server().connectionFactory(), "trace:",
+		RedisLockStore redisStore = RedisLockStore.forNode(redis.server().connectionFactory(), "trace:",
 				RedisLockRegistry.DEFAULT_FENCE_RETENTION_TIME);
 		LockStore recording = new ForwardingLockStore(redisStore) {
 

@@ -22,6 +22,7 @@ import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.store.ForwardingLockStore;
 import io.distlock.store.LockMode;
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockStore;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -150,7 +151,7 @@ class UntoldGrantIntegrationTests {
 
 		final CompletableFuture<Boolean> granted = new CompletableFuture<>();
 
-		HeldAcquisitions(LockStore delegate) {
+		HeldAcquisitions(LocalHandoffStore delegate) {
 			super(delegate);
 		}
 

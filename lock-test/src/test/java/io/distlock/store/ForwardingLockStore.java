@@ -9,14 +9,14 @@ import io.distlock.store.LockMode;
 import io.distlock.store.LockStore;
 
 /**
- * A {@link LockStore} that forwards every call to another, for tests that change one behaviour
+ * A {@link LocalHandoffStore} that forwards every call to another, for tests that change one behaviour
  * of a real store (block its renewals, forget a token) and keep the rest.
  */
-public class ForwardingLockStore implements LockStore {
+public class ForwardingLockStore implements LocalHandoffStore {
 
-	private final LockStore delegate;
+	private final LocalHandoffStore delegate;
 
-	public ForwardingLockStore(LockStore delegate) {
+	public ForwardingLockStore(LocalHandoffStore delegate) {
 		this.delegate = delegate;
 	}
 
@@ -45,11 +45,6 @@ public class ForwardingLockStore implements LockStore {
 	@Override
 	public CompletableFuture<Boolean> extend(HeldKey grant, Duration leaseTime) {
 		return this.delegate.extend(grant, leaseTime);
-	}
-
-	@Override
-	public boolean supportsLocalHandoff() {
-		return this.delegate.supportsLocalHandoff();
 	}
 
 	@Override

@@ -10,8 +10,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockMode;
-import io.distlock.store.LockStore;
 
 /**
  * A {@link LockStore} in maps, with the Redis store's semantics: owner-compared release and
@@ -19,7 +19,7 @@ import io.distlock.store.LockStore;
  * expiring places, readers and writers, and release notifications. Every operation runs under
  * one lock, as every script runs alone in Redis.
  */
-final class InMemoryLockStore implements LockStore {
+final class InMemoryLockStore implements LocalHandoffStore {
 
 	/** Exclusive and fair locks. */
 	private final Map<String, Entry> locks = new HashMap<>();
@@ -97,11 +97,6 @@ final class InMemoryLockStore implements LockStore {
 			listener.accept(key);
 		}
 		return released;
-	}
-
-	@Override
-	public boolean supportsLocalHandoff() {
-		return true;
 	}
 
 	private Release releaseExclusiveNow(String key, String owner, long lastToken) {

@@ -17,6 +17,7 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.detector.GrantLog;
 import io.distlock.detector.Workers;
 import io.distlock.engine.AbstractLockRegistry;
+import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockStore;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.store.ForwardingLockStore;
@@ -115,7 +116,7 @@ class LocalHandoffTokenTests {
 	/** Forwards everything but {@link #close()}: the stores are shared by two registries. */
 	private static class Unclosed extends ForwardingLockStore {
 
-		Unclosed(LockStore delegate) {
+		Unclosed(LocalHandoffStore delegate) {
 			super(delegate);
 		}
 
@@ -128,7 +129,7 @@ class LocalHandoffTokenTests {
 	/** The bug the record prevents: a release that does not record the handed-over tokens. */
 	private static final class ForgetfulStore extends Unclosed {
 
-		ForgetfulStore(LockStore delegate) {
+		ForgetfulStore(LocalHandoffStore delegate) {
 			super(delegate);
 		}
 
