@@ -106,6 +106,8 @@ public class DistlockProperties implements InitializingBean {
 
 	private final LossDetection lossDetection = new LossDetection();
 
+	private final Fencing fencing = new Fencing();
+
 	/**
 	 * Whether startup fails when the store that holds the locks does not answer (checked once,
 	 * within about a second, once every bean is created). Off by default: the application starts
@@ -235,6 +237,10 @@ public class DistlockProperties implements InitializingBean {
 
 	public LossDetection getLossDetection() {
 		return this.lossDetection;
+	}
+
+	public Fencing getFencing() {
+		return this.fencing;
 	}
 
 	public boolean isFailFast() {
@@ -632,6 +638,45 @@ public class DistlockProperties implements InitializingBean {
 			}
 			requirePositive("distlock.local-handoff.max-time", this.maxTime);
 		}
+
+	}
+
+	/**
+	 * Fenced-write properties ({@code distlock.fencing.*}): the fence table of
+	 * {@code JdbcFencing}.
+	 */
+	public static class Fencing {
+
+		/**
+		 * When to create the fence table (distlock_fence) at startup: embedded (only in an
+		 * embedded database), always, or never (create it with Flyway or Liquibase from
+		 * io/distlock/fencing/schema-postgresql.sql or schema-h2.sql in distlock-core).
+		 */
+		private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
+
+		public SchemaInitialization getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(SchemaInitialization initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+	}
+
+	/**
+	 * When a table distlock needs is created at startup.
+	 */
+	public enum SchemaInitialization {
+
+		/** Only when the database is an embedded one (H2, HSQLDB, Derby). */
+		EMBEDDED,
+
+		/** Always; the script creates the table only if it does not exist. */
+		ALWAYS,
+
+		/** Never: the application's migrations create it. */
+		NEVER
 
 	}
 

@@ -116,6 +116,16 @@ public interface LockListener {
 	}
 
 	/**
+	 * A write was refused where the data is written because the holder's fencing token was
+	 * older than one the resource had seen (the {@code io.distlock.fencing} helpers). Called on
+	 * the writing thread, before the exception is thrown.
+	 * @param lease the stale holder's lease
+	 * @param rejection the exception the writer gets
+	 */
+	default void onFencingRejected(LockLease lease, StaleFencingTokenException rejection) {
+	}
+
+	/**
 	 * An annotated method whose lock was not acquired was skipped or replaced by its fallback.
 	 * @param name the lock's logical name
 	 * @param action {@code skip} or {@code fallback}

@@ -32,38 +32,24 @@ final class Continuations {
 
 	private final Predicate<Thread> storeThreads;
 
-	private final Executor defaultExecutor;
-
-	private final ExecutorService ownedExecutor;
+	private final ExecutorService pool = newPool();
 
 	/**
 	 * Create the placement of one registry.
 	 * @param storeThreads which threads are the store's own (see
 	 * {@link io.distlock.store.LockStore#isIoThread(Thread)})
-	 * @param executor where continuations go by default; {@code null} for a pool of this
-	 * registry's own (see {@link #newPool()})
 	 */
-	Continuations(Predicate<Thread> storeThreads, Executor executor) {
+	Continuations(Predicate<Thread> storeThreads) {
 		this.storeThreads = storeThreads;
-		if (executor != null) {
-			this.defaultExecutor = executor;
-			this.ownedExecutor = null;
-		}
-		else {
-			ExecutorService pool = newPool();
-			this.defaultExecutor = pool;
-			this.ownedExecutor = pool;
-		}
 	}
 
 	/**
-	 * Return the registry's own pool: a fork/join pool of as many threads as the machine has
-	 * cores (two at least), in FIFO order, as {@code CompletableFuture}'s own asynchronous
-	 * stages use. A continuation that waits for another one's future ({@code join}, {@code get})
-	 * makes the pool add a thread while it waits, so holders that wait for each other never
-	 * starve it; one that blocks on I/O holds its thread until the I/O ends. A continuation
-	 * deferred by one that runs on the pool (the next holder of a lock handed over) runs on the
-	 * same thread next, without waking another.
+	 * Return the registry's own pool, where a hold's continuations go unless its request names
+	 * an executor: a fork/join pool of as many threads as the machine has cores (two at least),
+	 * in FIFO order, like the one {@code CompletableFuture}'s asynchronous stages use. A
+	 * continuation that waits for another one's future ({@code join}, {@code get}) makes the pool
+	 * add a thread while it waits, so holders that wait for each other never starve it; one that
+	 * blocks on I/O holds its thread until the I/O ends.
 	 */
 	private static ExecutorService newPool() {
 		String prefix = "distlock-async-" + registryCount.incrementAndGet() + "-";
@@ -118,7 +104,7 @@ final class Continuations {
 	 */
 	private void dispatch(Executor executor, Runnable continuation) {
 		try {
-			((executor != null) ? executor : this.defaultExecutor).execute(continuation);
+			((executor != null) ? executor : this.pool).execute(continuation);
 		}
 		catch (RejectedExecutionException ex) {
 			logger.debug("Executor refused a lock continuation; running it on a thread of its own", ex);
@@ -129,13 +115,11 @@ final class Continuations {
 	}
 
 	/**
-	 * Stop the registry's own pool once the continuations it runs have run; an executor given
-	 * by the application is the application's to stop.
+	 * Stop the registry's own pool once the continuations queued on it have run; an executor
+	 * a request named is the application's to stop.
 	 */
 	void close() {
-		if (this.ownedExecutor != null) {
-			this.ownedExecutor.shutdown();
-		}
+		this.pool.shutdown();
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.List;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
+import io.distlock.core.StaleFencingTokenException;
 
 /**
  * Tells several listeners, in order. Registries guard each call, so one failing listener does
@@ -90,6 +91,11 @@ public final class CompositeLockListener implements LockListener {
 	@Override
 	public void onLost(LockLease lease, LockLostException reason) {
 		this.listeners.forEach((listener) -> listener.onLost(lease, reason));
+	}
+
+	@Override
+	public void onFencingRejected(LockLease lease, StaleFencingTokenException rejection) {
+		this.listeners.forEach((listener) -> listener.onFencingRejected(lease, rejection));
 	}
 
 	@Override

@@ -14,6 +14,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockReplicationException;
+import io.distlock.core.StaleFencingTokenException;
 
 /**
  * Records the life of every grant as Micrometer meters. Every meter carries the tag
@@ -108,6 +109,15 @@ public class MicrometerLockListener implements LockListener {
 	public void onLost(LockLease lease, LockLostException reason) {
 		Counter.builder("distlock.lost")
 			.description("Distributed locks lost while held")
+			.tag(NAME, lease.name())
+			.register(this.registry)
+			.increment();
+	}
+
+	@Override
+	public void onFencingRejected(LockLease lease, StaleFencingTokenException rejection) {
+		Counter.builder("distlock.fencing.rejected")
+			.description("Writes refused where the data is written because the holder's fencing token was stale")
 			.tag(NAME, lease.name())
 			.register(this.registry)
 			.increment();

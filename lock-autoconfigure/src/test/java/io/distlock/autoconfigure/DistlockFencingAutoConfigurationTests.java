@@ -1,0 +1,67 @@
+package io.distlock.autoconfigure;
+
+import javax.sql.DataSource;
+
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+import io.distlock.fencing.JdbcFencing;
+import io.distlock.fencing.RedisFencing;
+import io.distlock.test.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The fenced-write helpers as an application gets them: a {@link JdbcFencing} on its data
+ * source, with the fence table created in an embedded database unless
+ * {@code distlock.fencing.initialize-schema} says otherwise, and a {@link RedisFencing} on its
+ * template.
+ */
+class DistlockFencingAutoConfigurationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private ApplicationContextRunner runner() {
+		return DistlockRunners.withRedis(redis.server())
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					DistlockFencingAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.generate-unique-name=true");
+	}
+
+	@Test
+	void anEmbeddedDatabaseGetsTheFencingHelpersAndTheFenceTable() {
+		runner().run((context) -> {
+			assertThat(context).hasSingleBean(JdbcFencing.class).hasSingleBean(RedisFencing.class);
+			assertThat(fenceTableExists(JdbcClient.create(context.getBean(DataSource.class)))).isTrue();
+		});
+	}
+
+	@Test
+	void initializeSchemaNeverLeavesTheTableToTheApplicationsMigrations() {
+		runner().withPropertyValues("distlock.fencing.initialize-schema=never").run((context) -> {
+			assertThat(context).hasSingleBean(JdbcFencing.class);
+			assertThat(fenceTableExists(JdbcClient.create(context.getBean(DataSource.class)))).isFalse();
+		});
+	}
+
+	@Test
+	void aFencingHelperOfTheApplicationsOwnWins() {
+		runner().withBean("custom", JdbcFencing.class,
+				() -> new JdbcFencing(new JdbcDataSource()).withTable("custom_fence"))
+			.run((context) -> assertThat(context).getBean(JdbcFencing.class).isSameAs(context.getBean("custom")));
+	}
+
+	private static boolean fenceTableExists(JdbcClient jdbc) {
+		return jdbc.sql("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE UPPER(TABLE_NAME) = 'DISTLOCK_FENCE'")
+			.query(Long.class)
+			.single() > 0;
+	}
+
+}

@@ -1,0 +1,47 @@
+package io.distlock.fencing;
+
+import java.util.Locale;
+
+/**
+ * The statement that moves a fence forward in one database's SQL: it inserts the resource's
+ * row, or raises its token, only if the new token is not older than the stored one, and affects
+ * no row otherwise.
+ */
+enum FenceDialect {
+
+	/** PostgreSQL: an upsert whose update is conditional. */
+	POSTGRESQL("INSERT INTO %1$s AS f (resource, token) VALUES (?, ?) ON CONFLICT (resource) DO UPDATE"
+			+ " SET token = EXCLUDED.token WHERE f.token <= EXCLUDED.token"),
+
+	/** H2: a merge with a conditional update. */
+	H2("MERGE INTO %1$s f USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS BIGINT))) n(resource, token)"
+			+ " ON f.resource = n.resource WHEN MATCHED AND f.token <= n.token THEN UPDATE SET token = n.token"
+			+ " WHEN NOT MATCHED THEN INSERT (resource, token) VALUES (n.resource, n.token)");
+
+	private final String advance;
+
+	FenceDialect(String advance) {
+		this.advance = advance;
+	}
+
+	String advance(String table) {
+		return String.format(this.advance, table);
+	}
+
+	/**
+	 * Return the dialect of a database by the product name its driver reports.
+	 * @throws IllegalStateException for a database without one
+	 */
+	static FenceDialect of(String productName) {
+		String name = productName.toLowerCase(Locale.ROOT);
+		if (name.contains("postgres")) {
+			return POSTGRESQL;
+		}
+		if (name.contains("h2")) {
+			return H2;
+		}
+		throw new IllegalStateException("The fence table supports PostgreSQL and H2, not '" + productName
+				+ "'; fence your own rows with JdbcFencing.updateRow, which is plain SQL, instead");
+	}
+
+}
