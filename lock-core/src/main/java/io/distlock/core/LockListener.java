@@ -28,8 +28,8 @@ public interface LockListener {
 	/**
 	 * An acquisition that no thread waits for starts ({@link LockRegistry#acquireAsync}, and the
 	 * reactive holds built on it), on the thread that asked for it. Its outcome is decided later,
-	 * usually on another thread (the driver's event loop or the registry's timer), and told to
-	 * the returned {@link Acquisition}.
+	 * usually on another thread (the request's executor or the registry's continuation pool,
+	 * never the driver's event loop), and told to the returned {@link Acquisition}.
 	 * <p>
 	 * The default returns an {@code Acquisition} that, once the outcome is known and on the
 	 * thread that decides it, calls {@link #onAcquiring} and then {@link #onAcquired} or

@@ -145,9 +145,10 @@ public interface LockRegistry {
 	 * <p>
 	 * Cancelling the stage ({@code toCompletableFuture().cancel(false)}) before the grant gives
 	 * up the place in line and leaves no key behind; a grant that races the cancellation is
-	 * released. The stage may complete on a thread of the driver or of distlock: its dependent
-	 * stages must not block (use the {@code *Async} variants with an executor of your own if they
-	 * do).
+	 * released. The stage never completes on a thread of the store's driver or of the registry:
+	 * a grant that arrives there completes it on the request's {@link LockRequest#executor
+	 * executor}, or the registry's continuation pool; one that arrives on another thread (a
+	 * release of this process that handed the lock over) completes it there.
 	 * <p>
 	 * The default implementation refuses: registries that implement it say so.
 	 * @param request what to lock and for how long to wait

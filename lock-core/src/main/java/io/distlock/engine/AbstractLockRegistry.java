@@ -153,7 +153,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	 * <p>
 	 * The wait is a chain of continuations: on the local gate, between store attempts on this
 	 * registry's one timer thread, and for the store's answer on the driver's event loop. No
-	 * thread is parked per waiter.
+	 * thread is parked per waiter. The stage is completed where {@link Continuations} places it,
+	 * never on those threads.
 	 */
 	@Override
 	public CompletionStage<LockLease> acquireAsync(LockRequest request) {

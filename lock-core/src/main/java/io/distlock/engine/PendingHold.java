@@ -26,7 +26,8 @@ import io.distlock.store.LockMode;
  * Nothing here blocks: the continuations run on the caller's thread, the driver's thread, the
  * timer or, for an asynchronous waiter that takes over a grant, the thread that released it
  * (after that release, see {@link HandoffTrampoline}); the ones that call the store after a wait
- * run on the timer.
+ * run on the timer. They change only the engine's state: the result is handed to code that is
+ * not the engine's by {@link GrantAcquirer}, through {@link Continuations}.
  */
 final class PendingHold {
 

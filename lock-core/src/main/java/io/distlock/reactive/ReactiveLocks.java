@@ -36,9 +36,11 @@ import io.distlock.core.LockRequest;
  * </ul>
  * The body runs with the leases in its Reactor {@code Context} (see
  * {@link ReactiveLockContext}). A hold nested in a chain that already holds the same key from
- * the same registry re-enters the outer lease, with no round trip. The body is subscribed on the
- * thread that granted the lock, a thread of the Redis driver or of the registry: it must not
- * block ({@code publishOn} a scheduler of its own if it does).
+ * the same registry re-enters the outer lease, with no round trip. The body is never subscribed
+ * on a thread of the Redis driver or of the registry: a lock granted there is handed to
+ * Reactor's bounded-elastic scheduler (or the request's {@link LockRequest#executor executor}),
+ * where a first blocking call (a lazy connection) harms nobody; a lock handed over by a release
+ * of this process is taken on the releasing thread, once that release has returned.
  *
  * <pre class="code">
  * Mono&lt;Order&gt; order = ReactiveLocks.withLock(registry, LockRequest.of("stock:" + id).waitTime(Duration.ofSeconds(2)),
