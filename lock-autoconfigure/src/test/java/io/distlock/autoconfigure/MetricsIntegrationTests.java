@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Every meter and every outcome tag the README's metrics table lists, each produced by a real
+ * Every meter and every outcome tag docs/operations.md lists, each produced by a real
  * scenario against a real {@code redis-server}: {@code distlock.acquire} (acquired, timeout,
  * error, unreplicated), {@code distlock.held}, {@code distlock.active}, {@code distlock.renewal}
  * (renewed, failed), {@code distlock.lost}, {@code distlock.release} (released, lost, failed) and

@@ -98,7 +98,7 @@ class QuickStartIntegrationTests {
 			buyers.shutdownNow();
 		}
 
-		// The README's metrics section: what exists after locks were taken and released, and what not yet.
+		// The metrics table of docs/operations.md: what exists after locks were taken and released, and what not yet.
 		assertThat(metricNames()).filteredOn((name) -> name.startsWith("distlock."))
 			.containsExactlyInAnyOrder("distlock.acquire", "distlock.active", "distlock.held", "distlock.release",
 					"distlock.acquisition", "distlock.acquisition.active", "distlock.holding",
