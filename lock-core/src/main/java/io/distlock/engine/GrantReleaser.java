@@ -151,7 +151,9 @@ final class GrantReleaser {
 			if (this.handoff.manages(grant) && grant.handoffs() > 0) {
 				// Handed over: its token was minted here, so the store must record it although the
 				// key stays, or the key's next grant could repeat it.
-				return within(() -> this.handoff.keepInStore(grant, keepTime).thenApply(GrantReleaser::released));
+				return within(() -> this.handoff.store()
+					.keepExclusive(grant.key(), grant.owner(), LocalHandoff.lastToken(grant), keepTime)
+					.thenApply(GrantReleaser::released));
 			}
 			return within(() -> this.store.renew(List.of(grant.heldKey()), keepTime)
 				.thenApply((renewed) -> released(renewed[0])));
@@ -169,17 +171,19 @@ final class GrantReleaser {
 	 */
 	private CompletableFuture<LockStore.Release> checkpoint(Grant grant, CheckpointDecision decision,
 			long sentNanos) {
-		return decision.answer(within(() -> this.handoff.checkpoint(grant).thenCompose((checkpoint) -> {
-			if (!checkpoint.kept()) {
-				return CompletableFuture.completedFuture(checkpoint.release());
-			}
-			Grant kept = this.handoff.kept(grant, checkpoint.fencingToken(), sentNanos);
-			return switch (decision.handOff(kept)) {
-				case TAKEN -> CompletableFuture.completedFuture(LockStore.Release.KEPT);
-				case NOT_TAKEN -> releaseInStore(kept);
-				case TOO_LATE -> releaseLate(kept);
-			};
-		})));
+		return decision.answer(within(() -> this.handoff.store()
+			.keepUnlessAwaited(grant.key(), grant.owner(), LocalHandoff.lastToken(grant), this.handoff.leaseTime())
+			.thenCompose((checkpoint) -> {
+				if (!checkpoint.kept()) {
+					return CompletableFuture.completedFuture(checkpoint.release());
+				}
+				Grant kept = this.handoff.kept(grant, checkpoint.fencingToken(), sentNanos);
+				return switch (decision.handOff(kept)) {
+					case TAKEN -> CompletableFuture.completedFuture(LockStore.Release.KEPT);
+					case NOT_TAKEN -> releaseInStore(kept);
+					case TOO_LATE -> releaseLate(kept);
+				};
+			})));
 	}
 
 	/**
@@ -220,7 +224,7 @@ final class GrantReleaser {
 	 */
 	private CompletableFuture<LockStore.Release> releaseInStore(Grant grant) {
 		if (this.handoff.manages(grant)) {
-			return this.handoff.releaseInStore(grant);
+			return this.handoff.store().releaseExclusive(grant.key(), grant.owner(), LocalHandoff.lastToken(grant));
 		}
 		return this.store.release(grant.mode(), grant.key(), grant.owner()).thenApply(GrantReleaser::released);
 	}

@@ -1,7 +1,6 @@
 package io.distlock.engine;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -117,6 +116,13 @@ final class LocalHandoff {
 	}
 
 	/**
+	 * Return the lease a checkpoint keeps a grant for.
+	 */
+	Duration leaseTime() {
+		return this.leaseTime;
+	}
+
+	/**
 	 * Return the grant a checkpoint kept, to be handed to the waiter of this process with a new
 	 * run of handoffs.
 	 * @param fencingToken the token the store minted
@@ -138,7 +144,7 @@ final class LocalHandoff {
 		if (handed.validUntilNanos() - now >= this.minValidityNanos) {
 			return handed.handedOver(name, now);
 		}
-		releaseInStore(handed)
+		this.store.releaseExclusive(handed.key(), handed.owner(), lastToken(handed))
 			.whenComplete((released, failure) -> {
 				if (failure != null) {
 					// Best effort: the key expires with its lease, which is no longer renewed.
@@ -164,33 +170,22 @@ final class LocalHandoff {
 	}
 
 	/**
-	 * Release a managed grant in the store, recording the last token handed out under it.
+	 * Return the store's handoff operations, for the grants this manages (see {@link #manages}):
+	 * a release calls them itself, so that no class stands between it and the store.
+	 * @throws IllegalStateException if local handoff is off
 	 */
-	CompletableFuture<LockStore.Release> releaseInStore(Grant grant) {
-		return this.store.releaseExclusive(grant.key(), grant.owner(), lastToken(grant));
-	}
-
-	/**
-	 * Keep a managed grant in the store for {@code keepTime} from now, recording the last token
-	 * handed out under it.
-	 */
-	CompletableFuture<Boolean> keepInStore(Grant grant, Duration keepTime) {
-		return this.store.keepExclusive(grant.key(), grant.owner(), lastToken(grant), keepTime);
-	}
-
-	/**
-	 * Send the checkpoint that ends a run of handoffs: keep the grant for this process for a
-	 * full lease unless another process waits, otherwise release it.
-	 */
-	CompletableFuture<LockStore.Checkpoint> checkpoint(Grant grant) {
-		return this.store.keepUnlessAwaited(grant.key(), grant.owner(), lastToken(grant), this.leaseTime);
+	LocalHandoffStore store() {
+		if (this.store == null) {
+			throw new IllegalStateException("Local handoff is off: no grant is released through it");
+		}
+		return this.store;
 	}
 
 	/**
 	 * Return the token the store must record for a grant: its own if it was handed over, since
 	 * the store minted only the first of its run, or 0.
 	 */
-	private static long lastToken(Grant grant) {
+	static long lastToken(Grant grant) {
 		return (grant.handoffs() > 0) ? grant.fencingToken() : 0;
 	}
 

@@ -323,7 +323,7 @@ class InterruptedHolderIntegrationTests {
 		assertThat(left).as("keys a cancellable release left behind").isPositive();
 	}
 
-	private static LockStore redisStore() {
+	private static LocalHandoffStore redisStore() {
 		return RedisLockStore.forNode(redis.server().connectionFactory(), "distlock:", Duration.ofMinutes(10));
 	}
 

@@ -76,7 +76,7 @@ class LocalHandoffTokenTests {
 	/**
 	 * Two registries on one store, two threads each, taking one key in a loop.
 	 */
-	private static GrantLog run(LockStore store) throws Exception {
+	private static GrantLog run(LocalHandoffStore store) throws Exception {
 		AbstractLockRegistry first = registry(store);
 		AbstractLockRegistry second = registry(store);
 		try {
@@ -105,7 +105,7 @@ class LocalHandoffTokenTests {
 		}
 	}
 
-	private static AbstractLockRegistry registry(LockStore store) {
+	private static AbstractLockRegistry registry(LocalHandoffStore store) {
 		// Closing a registry closes its store; these stores need no closing.
 		return new AbstractLockRegistry(new Unclosed(store), new RegistrySettings(Duration.ofSeconds(30),
 				Duration.ofSeconds(10), WaitStrategy.PUB_SUB, Duration.ofMillis(50), LockListener.NONE,
