@@ -14,6 +14,12 @@ public interface LockListener {
 
 	/** A listener that does nothing. */
 	LockListener NONE = new LockListener() {
+
+		@Override
+		public boolean isNonBlocking() {
+			return true;
+		}
+
 	};
 
 	/**
@@ -113,6 +119,19 @@ public interface LockListener {
 	 * @param reason the exception that describes the loss, as given to the holder
 	 */
 	default void onLost(LockLease lease, LockLostException reason) {
+	}
+
+	/**
+	 * Return whether distlock may call this listener on the lock store's I/O threads (the Redis
+	 * driver's event loops), where a grant or a release is finished: its methods never block and
+	 * run no application code, as a meter's increment. A listener that says no (the default) is
+	 * called elsewhere: on the caller's thread, or on the hold's executor, which costs a thread
+	 * hand-off per asynchronous grant and release. {@link #onLost} is never called on those
+	 * threads, whatever this says.
+	 * @return whether the listener may run on the store's I/O threads
+	 */
+	default boolean isNonBlocking() {
+		return false;
 	}
 
 	/**

@@ -5,12 +5,20 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * Holds a lock for the life of an asynchronous task: what
  * {@link LockRegistry#executeLockedAsync} does over any registry's
  * {@link LockRegistry#acquireAsync}.
+ * <p>
+ * The task runs as a dependent of the acquisition, where the registry places its dependents
+ * (never on the driver's thread for distlock's registries). The result is made by the
+ * acquisition's own {@code newIncompleteFuture()}, so its dependents are placed the same way,
+ * and this class's own bookkeeping (a cancellation, the release's outcome) is hooked with
+ * {@link #whenDone}, which runs where the future completes: no thread hand-off for what is not
+ * the caller's code.
  */
 final class LockedStage {
 
@@ -20,8 +28,8 @@ final class LockedStage {
 	static <T> CompletableFuture<T> run(CompletionStage<LockLease> acquisition,
 			Function<? super LockLease, ? extends CompletionStage<T>> task) {
 		CompletableFuture<LockLease> acquiring = acquisition.toCompletableFuture();
-		CompletableFuture<T> result = new CompletableFuture<>();
-		result.whenComplete((value, failure) -> {
+		CompletableFuture<T> result = acquiring.newIncompleteFuture();
+		whenDone(result, () -> {
 			if (result.isCancelled()) {
 				// Gives up the place in line; a lease already granted is released below.
 				acquiring.cancel(false);
@@ -51,12 +59,12 @@ final class LockedStage {
 				work.cancel(false);
 				result.completeExceptionally(lost);
 			});
-			result.whenComplete((value, ignored) -> {
+			whenDone(result, () -> {
 				if (result.isCancelled()) {
 					work.cancel(false);
 				}
 			});
-			work.whenComplete((value, error) -> lease.releaseAsync().whenComplete((released, releaseFailure) -> {
+			work.whenComplete((value, error) -> whenDone(lease.releaseAsync(), (releaseFailure) -> {
 				Throwable lost = (lostWhileRunning.get() != null) ? lostWhileRunning.get()
 						: (releaseFailure != null) ? unwrap(releaseFailure) : null;
 				if (error != null && lostWhileRunning.get() == null) {
@@ -75,6 +83,20 @@ final class LockedStage {
 			}));
 		});
 		return result;
+	}
+
+	private static void whenDone(CompletableFuture<?> future, Runnable hook) {
+		whenDone(future, (failure) -> hook.run());
+	}
+
+	/**
+	 * Run a hook of this class's own where the future completes, with its failure or
+	 * {@code null}. {@code allOf} relays the outcome without the future's stage methods, which a
+	 * registry may override to hand dependents to an executor: the relay costs no thread
+	 * hand-off, and nothing but this class's bookkeeping runs in it.
+	 */
+	private static void whenDone(CompletableFuture<?> future, Consumer<Throwable> hook) {
+		CompletableFuture.allOf(future).whenComplete((done, failure) -> hook.accept(failure));
 	}
 
 	private static Throwable unwrap(Throwable failure) {

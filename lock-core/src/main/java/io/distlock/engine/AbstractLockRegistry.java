@@ -79,7 +79,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.store = store;
 		this.settings = settings;
 		GuardedLockListener listener = new GuardedLockListener(settings.listener());
-		this.continuations = new Continuations(store::isIoThread);
+		this.continuations = new Continuations(store::isIoThread, listener.isNonBlocking());
 		this.loss = new LossSignal(listener, this.continuations);
 		this.watchdog = new Watchdog(store, settings, listener, this.loss::declare);
 		LocalHandoff handoff = new LocalHandoff(store, settings);

@@ -1,5 +1,6 @@
 package io.distlock.engine;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
@@ -32,15 +33,20 @@ final class Continuations {
 
 	private final Predicate<Thread> storeThreads;
 
+	private final boolean listenerNonBlocking;
+
 	private final ExecutorService pool = newPool();
 
 	/**
 	 * Create the placement of one registry.
 	 * @param storeThreads which threads are the store's own (see
 	 * {@link io.distlock.store.LockStore#isIoThread(Thread)})
+	 * @param listenerNonBlocking whether the registry's listener may run on those threads (see
+	 * {@link io.distlock.core.LockListener#isNonBlocking()})
 	 */
-	Continuations(Predicate<Thread> storeThreads) {
+	Continuations(Predicate<Thread> storeThreads, boolean listenerNonBlocking) {
 		this.storeThreads = storeThreads;
+		this.listenerNonBlocking = listenerNonBlocking;
 	}
 
 	/**
@@ -95,6 +101,46 @@ final class Continuations {
 	 */
 	Executor placing(Executor executor) {
 		return (task) -> run(executor, task);
+	}
+
+	/**
+	 * Return where the engine finishes a step whose only code that is not the engine's is the
+	 * listener's: at once, wherever it is, if the listener may run on any thread; otherwise where
+	 * {@link #placing} puts it. What the user's own code waits for goes out through a
+	 * {@link PlacedFuture}, which places it either way.
+	 * @param executor the hold's executor, or {@code null} for the default
+	 * @return the executor for such a step
+	 */
+	Executor forListener(Executor executor) {
+		return this.listenerNonBlocking ? Runnable::run : placing(executor);
+	}
+
+	/**
+	 * Return a future for user code to wait on, complete it anywhere: its dependents are placed.
+	 * @param executor the hold's executor, or {@code null} for the default
+	 * @return the future
+	 */
+	<T> PlacedFuture<T> newFuture(Executor executor) {
+		return new PlacedFuture<>(placing(executor));
+	}
+
+	/**
+	 * Return a future that completes as the given one, whose dependents are placed.
+	 * @param source a future the engine completes, anywhere
+	 * @param executor the hold's executor, or {@code null} for the default
+	 * @return the placed future
+	 */
+	<T> CompletableFuture<T> handOut(CompletableFuture<T> source, Executor executor) {
+		PlacedFuture<T> out = newFuture(executor);
+		source.whenComplete((value, failure) -> {
+			if (failure != null) {
+				out.completeExceptionally(StoreCalls.unwrap(failure));
+			}
+			else {
+				out.complete(value);
+			}
+		});
+		return out;
 	}
 
 	/**

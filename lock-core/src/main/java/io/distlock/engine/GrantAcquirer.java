@@ -3,6 +3,7 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -108,15 +109,17 @@ final class GrantAcquirer {
 		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, null);
 		// Told on the asking thread, where an observation in scope is the acquisition's parent.
 		LockListener.Acquisition told = this.listener.onAsyncAcquiring(request.name(), request.key());
-		CompletableFuture<LockLease> caller = new CompletableFuture<>();
-		caller.whenComplete((lease, failure) -> {
+		// The caller's dependents (a reactive body, the task of executeLockedAsync) are placed by
+		// the future itself; the listener is told where it may be.
+		Continuations continuations = this.parts.continuations();
+		PlacedFuture<LockLease> caller = continuations.newFuture(request.executor());
+		caller.whenCompleteHere((lease, failure) -> {
 			if (caller.isCancelled()) {
 				pending.cancel();
 			}
 		});
-		// The outcome reaches the listener and the caller where user code may run: the caller's
-		// dependents (a reactive body, the task of executeLockedAsync) run where it completes.
-		pending.result().whenComplete((lease, failure) -> this.parts.continuations().run(request.executor(), () -> {
+		Executor outcome = continuations.forListener(request.executor());
+		pending.result().whenComplete((lease, failure) -> outcome.execute(() -> {
 			if (failure != null || lease == null) {
 				Throwable cause = (failure != null) ? StoreCalls.unwrap(failure) : null;
 				told.notAcquired(elapsed(startNanos), cause);

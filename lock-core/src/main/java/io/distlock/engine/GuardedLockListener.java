@@ -37,6 +37,17 @@ final class GuardedLockListener implements LockListener {
 	}
 
 	@Override
+	public boolean isNonBlocking() {
+		try {
+			return this.delegate.isNonBlocking();
+		}
+		catch (RuntimeException ex) {
+			failed("isNonBlocking", ex);
+			return false;
+		}
+	}
+
+	@Override
 	public void onAcquiring(String name, String key) {
 		try {
 			this.delegate.onAcquiring(name, key);

@@ -102,6 +102,8 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			return CompletableFuture.completedFuture(false);
 		}
+		// Finished where user code may run: a loss it finds has told its onLost callbacks before
+		// the stage completes.
 		return this.parts.upkeep().confirmAsync(this.grant, this.parts.continuations().placing(this.executor));
 	}
 
@@ -175,12 +177,12 @@ final class HeldLease implements LockLease {
 		}
 		Continuations continuations = this.parts.continuations();
 		if (continuations.mayRunUserCode()) {
-			return releaseHere(holdAtLeast);
+			return continuations.handOut(releaseHere(holdAtLeast), this.executor);
 		}
 		// Asked for on the driver's or the engine's thread (a reactive body that completed
 		// there): the release, the handoff it may make and the next holder's code go on on the
 		// executor instead.
-		CompletableFuture<Void> released = new CompletableFuture<>();
+		PlacedFuture<Void> released = continuations.newFuture(this.executor);
 		continuations.run(this.executor, () -> releaseHere(holdAtLeast).whenComplete((done, failure) -> {
 			if (failure != null) {
 				released.completeExceptionally(StoreCalls.unwrap(failure));
@@ -195,13 +197,13 @@ final class HeldLease implements LockLease {
 	/**
 	 * Release on this thread, which may run user code. A grant handed to an asynchronous waiter
 	 * is taken on this thread once the release returned, rather than on the timer: asynchronous
-	 * code released it, so asynchronous code may continue here.
+	 * code released it, so asynchronous code may continue here. The store's answer is finished
+	 * where the listener may be told.
 	 */
 	private CompletableFuture<Void> releaseHere(Duration holdAtLeast) {
 		Continuations continuations = this.parts.continuations();
 		try (HandoffTrampoline.Scope scope = HandoffTrampoline.open()) {
-			// The store's answer is finished where user code may run, and the future completed there.
-			return this.parts.releaser().release(this, holdAtLeast, continuations.placing(this.executor));
+			return this.parts.releaser().release(this, holdAtLeast, continuations.forListener(this.executor));
 		}
 	}
 

@@ -38,6 +38,16 @@ public final class CompositeLockListener implements LockListener {
 		};
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Only if every listener it tells is.
+	 */
+	@Override
+	public boolean isNonBlocking() {
+		return this.listeners.stream().allMatch(LockListener::isNonBlocking);
+	}
+
 	@Override
 	public void onAcquiring(String name, String key) {
 		this.listeners.forEach((listener) -> listener.onAcquiring(name, key));

@@ -22,6 +22,16 @@ public class EventPublishingLockListener implements LockListener {
 		this.publisher = publisher;
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Yes: it publishes only on {@link #onLost}, which is never called on those threads.
+	 */
+	@Override
+	public boolean isNonBlocking() {
+		return true;
+	}
+
 	@Override
 	public void onLost(LockLease lease, LockLostException reason) {
 		this.publisher.publishEvent(new LockLostEvent(lease, reason));

@@ -49,6 +49,16 @@ public class MicrometerLockListener implements LockListener {
 		this.registry = registry;
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Yes: it only updates meters.
+	 */
+	@Override
+	public boolean isNonBlocking() {
+		return true;
+	}
+
 	@Override
 	public void onAcquired(LockLease lease, Duration waited) {
 		acquireTimer(lease.name(), "acquired").record(waited);

@@ -49,6 +49,16 @@ public class ObservationLockListener implements LockListener {
 		this.registry = registry;
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Yes: observation handlers (metrics, tracing) must not block either.
+	 */
+	@Override
+	public boolean isNonBlocking() {
+		return true;
+	}
+
 	@Override
 	public void onAcquiring(String name, String key) {
 		this.acquisition.set(startAcquisition(name));
