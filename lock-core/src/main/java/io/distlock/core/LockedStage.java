@@ -17,7 +17,7 @@ import java.util.function.Function;
  * (never on the driver's thread for distlock's registries). The result is made by the
  * acquisition's own {@code newIncompleteFuture()}, so its dependents are placed the same way,
  * and this class's own bookkeeping (a cancellation, the release's outcome) is hooked with
- * {@link #whenDone}, which runs where the future completes: no thread hand-off for what is not
+ * {@code whenDone}, which runs where the future completes: no thread hand-off for what is not
  * the caller's code.
  */
 final class LockedStage {
@@ -29,7 +29,7 @@ final class LockedStage {
 			Function<? super LockLease, ? extends CompletionStage<T>> task) {
 		CompletableFuture<LockLease> acquiring = acquisition.toCompletableFuture();
 		CompletableFuture<T> result = acquiring.newIncompleteFuture();
-		whenDone(result, () -> {
+		whenDone(result, (ignored) -> {
 			if (result.isCancelled()) {
 				// Gives up the place in line; a lease already granted is released below.
 				acquiring.cancel(false);
@@ -59,7 +59,7 @@ final class LockedStage {
 				work.cancel(false);
 				result.completeExceptionally(lost);
 			});
-			whenDone(result, () -> {
+			whenDone(result, (ignored) -> {
 				if (result.isCancelled()) {
 					work.cancel(false);
 				}
@@ -85,18 +85,14 @@ final class LockedStage {
 		return result;
 	}
 
-	private static void whenDone(CompletableFuture<?> future, Runnable hook) {
-		whenDone(future, (failure) -> hook.run());
-	}
-
 	/**
 	 * Run a hook of this class's own where the future completes, with its failure or
-	 * {@code null}. {@code allOf} relays the outcome without the future's stage methods, which a
-	 * registry may override to hand dependents to an executor: the relay costs no thread
-	 * hand-off, and nothing but this class's bookkeeping runs in it.
+	 * {@code null}: through a direct executor, since a registry's future may hand the dependents
+	 * of its plain stage methods to an executor of its own. Nothing but this class's
+	 * bookkeeping runs there, so it costs no thread hand-off.
 	 */
 	private static void whenDone(CompletableFuture<?> future, Consumer<Throwable> hook) {
-		CompletableFuture.allOf(future).whenComplete((done, failure) -> hook.accept(failure));
+		future.whenCompleteAsync((done, failure) -> hook.accept(failure), Runnable::run);
 	}
 
 	private static Throwable unwrap(Throwable failure) {

@@ -37,6 +37,8 @@ final class Continuations {
 
 	private final ExecutorService pool = newPool();
 
+	private final Executor defaultPlacing = (task) -> run(null, task);
+
 	/**
 	 * Create the placement of one registry.
 	 * @param storeThreads which threads are the store's own (see
@@ -100,7 +102,8 @@ final class Continuations {
 	 * @return the placing executor
 	 */
 	Executor placing(Executor executor) {
-		return (task) -> run(executor, task);
+		// One per registry for the default: a waiting acquisition keeps it, once per future.
+		return (executor != null) ? (task) -> run(executor, task) : this.defaultPlacing;
 	}
 
 	/**
