@@ -28,15 +28,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A fenced write through {@code @DistributedLock} and {@code @Transactional}, as an application
- * writes one, on two instances that share a database and a Redis: the first instance reads the
- * stock and stalls, its key vanishes from Redis before its watchdog notices (a failover that lost
- * it), the second reserves meanwhile, then the first writes. Its
- * write is refused by the fence ({@link StaleFencingTokenException}) and its transaction rolls
- * back, so the second's reservation stands; the same service without the fence overwrites it
- * (the negative control: a lost update). Both run without the lock's transaction guard
- * (Spring Boot's transaction-manager customization is left out), which would otherwise roll the
- * stale transaction back too, as long as it learns of the loss before the commit: the fence
- * alone is under test, the defence that does not depend on when the holder learns.
+ * writes one, on two instances that share a database and a Redis: the first instance gets the
+ * lock and stalls, its key vanishes from Redis before its watchdog notices (a failover that lost
+ * it), the second reserves meanwhile, then the first goes on. Its fence is refused
+ * ({@link StaleFencingTokenException}) and its transaction rolls back, so the second's
+ * reservation stands.
+ * <p>
+ * The fenced service fences first, before it reads: a holder that fenced before it stalled
+ * keeps a newer holder's fence, and so its read, waiting until it commits, so no stale read is
+ * ever written over a newer reservation. The negative control is the same service without the
+ * fence, stalled between its read and its write: its stale write lands over the second's (a lost
+ * update). Both run without the lock's transaction guard (Spring Boot's transaction-manager
+ * customization is left out), which would otherwise roll the stale transaction back too, as long
+ * as it learns of the loss before the commit: the fence alone is under test, the defence that
+ * does not depend on when the holder learns.
  */
 @Timeout(60)
 class FencedWriteIntegrationTests {
@@ -57,7 +62,7 @@ class FencedWriteIntegrationTests {
 	}
 
 	/**
-	 * Stock 10; the first instance reserves 1 and stalls after its read; meanwhile its key
+	 * Stock 10; the first instance reserves 1 and stalls under the lock; meanwhile its key
 	 * vanishes from Redis (a failover that lost it) and the second instance reserves 2; then the
 	 * first goes on. Return the stock in the end.
 	 */
@@ -120,11 +125,12 @@ class FencedWriteIntegrationTests {
 		@Transactional
 		@Override
 		public void reserve(long productId, int quantity) {
+			this.slowCall.run(); // a GC pause, a slow call: the lock may be lost meanwhile
+			// First in the transaction, before the read: refused (and the transaction rolled back)
+			// if a newer holder of the lock got here first; a newer one waits for this commit.
+			this.fencing.advance("product:" + productId);
 			int stock = this.jdbc.sql("SELECT stock FROM product WHERE id = ?").param(productId)
 				.query(Integer.class).single();
-			this.slowCall.run(); // a remote call, a GC pause: the lock may be lost meanwhile
-			// Refused, and the transaction rolled back, if a newer holder of the lock wrote first.
-			this.fencing.advance("product:" + productId);
 			this.jdbc.sql("UPDATE product SET stock = ? WHERE id = ?").params(stock - quantity, productId).update();
 		}
 		// end::fenced[]

@@ -54,7 +54,7 @@ final class Continuations {
 	/**
 	 * Return the registry's own pool, where a hold's continuations go unless its request names
 	 * an executor: a fork/join pool of as many threads as the machine has cores (two at least),
-	 * in FIFO order, like the one {@code CompletableFuture}'s asynchronous stages use. A
+	 * in FIFO order. A
 	 * continuation that waits for another one's future ({@code join}, {@code get}) makes the pool
 	 * add a thread while it waits, so holders that wait for each other never starve it; one that
 	 * blocks on I/O holds its thread until the I/O ends.
@@ -119,7 +119,8 @@ final class Continuations {
 	}
 
 	/**
-	 * Return a future for user code to wait on, complete it anywhere: its dependents are placed.
+	 * Return a future for user code to wait on, which the engine may complete on any thread:
+	 * its dependents are placed.
 	 * @param executor the hold's executor, or {@code null} for the default
 	 * @return the future
 	 */

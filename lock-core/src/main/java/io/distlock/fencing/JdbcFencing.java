@@ -42,6 +42,11 @@ import io.distlock.core.StaleFencingTokenException;
  * <li>{@link #updateRow}: an {@code UPDATE} of the caller's own row through a token column that
  * it sets and compares in the same statement.</li>
  * </ul>
+ * Fence first, before reading what you will write: the fence row stays locked until the
+ * transaction ends, so a newer holder's fence, and the read after it, waits for an older holder
+ * that fenced first, and an older holder that comes after a newer one is refused. Fenced after
+ * the read, a stale holder could write between a newer holder's read and its write.
+ * <p>
  * The token is the one of the innermost lock the calling thread holds
  * ({@link LockContext#current()}, which {@code @DistributedLock} fills), or a lease passed
  * explicitly. Tokens grow per lock key: fence a resource with the tokens of one lock key only.
@@ -140,7 +145,9 @@ public final class JdbcFencing {
 	 * fencing token of the innermost lock the calling thread holds, and record that token in it:
 	 * {@code UPDATE table SET column = ?, ..., fence_token = :token WHERE idColumn = :id AND
 	 * (fence_token IS NULL OR fence_token <= :token)}. Names are checked to be plain SQL
-	 * identifiers; values are bound.
+	 * identifiers; values are bound. For a write that does not depend on an earlier read: the
+	 * row's token is raised only by the write, so a value computed from a read needs
+	 * {@link #advance(String)} before that read.
 	 * @param table the table
 	 * @param idColumn the column that identifies the row
 	 * @param id the row's id

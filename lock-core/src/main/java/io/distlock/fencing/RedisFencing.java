@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -14,11 +16,11 @@ import io.distlock.core.LockListener;
 import io.distlock.core.StaleFencingTokenException;
 
 /**
- * Fenced writes of Redis data with Spring Data Redis: each write is one script that compares
- * the holder's fencing token with the newest one written to the key, and writes (recording the
- * token) only if the holder's is not older; otherwise nothing is written and the caller gets
- * {@link StaleFencingTokenException}. The token lives beside the data, in the key
- * {@link #fenceKey(String)}, which shares its cluster slot.
+ * Fenced reads and writes of Redis data with Spring Data Redis: each is one script that compares
+ * the holder's fencing token with the newest one that read or wrote the key, and goes on
+ * (recording the token) only if the holder's is not older; otherwise nothing is read or written
+ * and the caller gets {@link StaleFencingTokenException}. The token lives beside the data, in the
+ * key {@link #fenceKey(String)}, which shares its cluster slot and has no expiry.
  * <p>
  * The token is the one of the innermost lock the calling thread holds
  * ({@link LockContext#current()}), or a lease passed explicitly. Tokens grow per lock key: fence
@@ -49,6 +51,23 @@ public final class RedisFencing {
 			return -1
 			""", Long.class);
 
+	/**
+	 * Raises the fence to the token if it is not older, and reads the value; answers '=' and the
+	 * value, '-' for none, or '!' and the newer token.
+	 */
+	private static final RedisScript<String> GET = RedisScript.of("""
+			local stored = redis.call('GET', KEYS[2]) or '0'
+			if tonumber(stored) > tonumber(ARGV[1]) then
+				return '!' .. stored
+			end
+			redis.call('SET', KEYS[2], ARGV[1])
+			local value = redis.call('GET', KEYS[1])
+			if value then
+				return '=' .. value
+			end
+			return '-'
+			""", String.class);
+
 	private static final String FENCE_SUFFIX = ":distlock-fence";
 
 	private final StringRedisTemplate template;
@@ -76,6 +95,43 @@ public final class RedisFencing {
 	 */
 	public RedisFencing withListener(LockListener listener) {
 		return new RedisFencing(this.template, listener);
+	}
+
+	/**
+	 * Read a string value under the innermost lock the calling thread holds, raising the key's
+	 * fence to its token first: a holder that read under an older token can no longer write it
+	 * (see {@link #get(String, LockLease)}).
+	 * @param key the data's key
+	 * @return the value, or {@code null} if the key has none
+	 * @throws StaleFencingTokenException if a newer holder of the lock has read or written the key
+	 */
+	public @Nullable String get(String key) {
+		return get(key, LockContext.current());
+	}
+
+	/**
+	 * Read a string value under the given lease, raising the key's fence to its token first.
+	 * Read what you will write this way: a read-modify-write is safe only if the read, too, shuts
+	 * out older holders. Otherwise a holder whose lease ran out could write between a newer
+	 * holder's read and its write, and the newer holder would overwrite that write unknowingly.
+	 * @param key the data's key
+	 * @param lease the lease the read is made under
+	 * @return the value, or {@code null} if the key has none
+	 * @throws StaleFencingTokenException if a newer holder of the lock has read or written the key
+	 */
+	public @Nullable String get(String key, LockLease lease) {
+		long token = lease.fencingToken();
+		String answer = this.template.execute(GET, List.of(key, fenceKey(key)), Long.toString(token));
+		if (answer == null || answer.isEmpty()) {
+			throw new IllegalStateException("No reply from the fenced read of '" + key + "'");
+		}
+		return switch (answer.charAt(0)) {
+			case '=' -> answer.substring(1);
+			case '-' -> null;
+			case '!' -> throw rejected(lease, key, token, Long.parseLong(answer.substring(1)));
+			default -> throw new IllegalStateException(
+					"Unexpected reply from the fenced read of '" + key + "': " + answer);
+		};
 	}
 
 	/**
@@ -137,10 +193,14 @@ public final class RedisFencing {
 		}
 		Long newer = this.template.execute(script, List.of(key, fenceKey(key)), args);
 		if (newer != null && newer >= 0) {
-			StaleFencingTokenException stale = new StaleFencingTokenException(key, token, newer);
-			FencingRejections.tell(this.listener, lease, stale);
-			throw stale;
+			throw rejected(lease, key, token, newer);
 		}
+	}
+
+	private StaleFencingTokenException rejected(LockLease lease, String key, long token, long newer) {
+		StaleFencingTokenException stale = new StaleFencingTokenException(key, token, newer);
+		FencingRejections.tell(this.listener, lease, stale);
+		return stale;
 	}
 
 	/**

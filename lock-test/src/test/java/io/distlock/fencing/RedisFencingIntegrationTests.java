@@ -78,6 +78,21 @@ class RedisFencingIntegrationTests {
 	}
 
 	@Test
+	void aReadUnderANewerLockShutsOutTheOlderHoldersWrite() {
+		this.template.opsForValue().set(this.key, "10");
+		LockLease[] holders = staleHolderAndNewHolder();
+		// The stale holder read before its lease ran out; the newer one reads now.
+		assertThat(this.fencing.get(this.key, holders[1])).isEqualTo("10");
+		assertThatExceptionOfType(StaleFencingTokenException.class)
+			.isThrownBy(() -> this.fencing.set(this.key, "9", holders[0]));
+		assertThatExceptionOfType(StaleFencingTokenException.class)
+			.isThrownBy(() -> this.fencing.get(this.key, holders[0]));
+		this.fencing.set(this.key, "8", holders[1]);
+		assertThat(this.fencing.get(this.key + ":none", holders[1])).isNull();
+		assertThat(this.template.opsForValue().get(this.key)).isEqualTo("8");
+	}
+
+	@Test
 	void negativeControlThePlainTemplateLetsTheStaleWriteLand() {
 		staleHolderAndNewHolder();
 		this.template.opsForValue().set(this.key, "newer");
