@@ -2,6 +2,8 @@ package io.distlock.autoconfigure;
 
 import javax.sql.DataSource;
 
+import reactor.core.publisher.Mono;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,19 +18,22 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 import io.distlock.core.LockListener;
 import io.distlock.fencing.JdbcFencing;
+import io.distlock.fencing.ReactiveRedisFencing;
 import io.distlock.fencing.RedisFencing;
 import io.distlock.listener.CompositeLockListener;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
  * for fenced writes: a {@link JdbcFencing} on the application's {@link DataSource} (and its
- * fence table, {@code distlock.fencing.initialize-schema}) and a {@link RedisFencing} on its
- * {@link StringRedisTemplate}, each telling the application's {@link LockListener}s (the
+ * fence table, {@code distlock.fencing.initialize-schema}), a {@link RedisFencing} on its
+ * {@link StringRedisTemplate} and a {@link ReactiveRedisFencing} on its
+ * {@link ReactiveStringRedisTemplate}, each telling the application's {@link LockListener}s (the
  * {@code distlock.fencing.rejected} meter) of a refused write.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -63,6 +68,21 @@ public final class DistlockFencingAutoConfiguration {
 				case NEVER -> DatabaseInitializationMode.NEVER;
 			});
 			return new DataSourceScriptDatabaseInitializer(dataSource, settings);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ ReactiveStringRedisTemplate.class, Mono.class })
+	@ConditionalOnBean(ReactiveStringRedisTemplate.class)
+	static class ReactiveRedisFencingConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveRedisFencing reactiveRedisFencing(ReactiveStringRedisTemplate template,
+				ObjectProvider<LockListener> listeners) {
+			return new ReactiveRedisFencing(template)
+				.withListener(CompositeLockListener.of(listeners.orderedStream().toList()));
 		}
 
 	}

@@ -7,11 +7,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 import io.distlock.fencing.JdbcFencing;
+import io.distlock.fencing.ReactiveRedisFencing;
 import io.distlock.fencing.RedisFencing;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -20,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The fenced-write helpers as an application gets them: a {@link JdbcFencing} on its data
  * source, with the fence table created in an embedded database unless
- * {@code distlock.fencing.initialize-schema} says otherwise, and a {@link RedisFencing} on its
- * template.
+ * {@code distlock.fencing.initialize-schema} says otherwise, a {@link RedisFencing} on its
+ * template and a {@link ReactiveRedisFencing} on its reactive template.
  */
 class DistlockFencingAutoConfigurationTests {
 
@@ -31,14 +33,16 @@ class DistlockFencingAutoConfigurationTests {
 	private ApplicationContextRunner runner() {
 		return DistlockRunners.withRedis(redis.server())
 			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-					DistlockFencingAutoConfiguration.class))
+					DataRedisReactiveAutoConfiguration.class, DistlockFencingAutoConfiguration.class))
 			.withPropertyValues("spring.datasource.generate-unique-name=true");
 	}
 
 	@Test
 	void anEmbeddedDatabaseGetsTheFencingHelpersAndTheFenceTable() {
 		runner().run((context) -> {
-			assertThat(context).hasSingleBean(JdbcFencing.class).hasSingleBean(RedisFencing.class);
+			assertThat(context).hasSingleBean(JdbcFencing.class)
+				.hasSingleBean(RedisFencing.class)
+				.hasSingleBean(ReactiveRedisFencing.class);
 			assertThat(fenceTableExists(JdbcClient.create(context.getBean(DataSource.class)))).isTrue();
 		});
 	}

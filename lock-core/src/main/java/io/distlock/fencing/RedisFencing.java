@@ -1,6 +1,5 @@
 package io.distlock.fencing;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,47 +27,6 @@ import io.distlock.core.StaleFencingTokenException;
  * the template's connection, like any other template call.
  */
 public final class RedisFencing {
-
-	/** Sets a string if the token is not older than the recorded one; answers -1, or the newer token. */
-	private static final RedisScript<Long> SET = RedisScript.of("""
-			local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
-			if stored > tonumber(ARGV[1]) then
-				return stored
-			end
-			redis.call('SET', KEYS[2], ARGV[1])
-			redis.call('SET', KEYS[1], ARGV[2])
-			return -1
-			""", Long.class);
-
-	/** Sets hash fields if the token is not older than the recorded one; answers as {@link #SET}. */
-	private static final RedisScript<Long> HASH_PUT = RedisScript.of("""
-			local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
-			if stored > tonumber(ARGV[1]) then
-				return stored
-			end
-			redis.call('SET', KEYS[2], ARGV[1])
-			redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-			return -1
-			""", Long.class);
-
-	/**
-	 * Raises the fence to the token if it is not older, and reads the value; answers '=' and the
-	 * value, '-' for none, or '!' and the newer token.
-	 */
-	private static final RedisScript<String> GET = RedisScript.of("""
-			local stored = redis.call('GET', KEYS[2]) or '0'
-			if tonumber(stored) > tonumber(ARGV[1]) then
-				return '!' .. stored
-			end
-			redis.call('SET', KEYS[2], ARGV[1])
-			local value = redis.call('GET', KEYS[1])
-			if value then
-				return '=' .. value
-			end
-			return '-'
-			""", String.class);
-
-	private static final String FENCE_SUFFIX = ":distlock-fence";
 
 	private final StringRedisTemplate template;
 
@@ -121,17 +79,12 @@ public final class RedisFencing {
 	 */
 	public @Nullable String get(String key, LockLease lease) {
 		long token = lease.fencingToken();
-		String answer = this.template.execute(GET, List.of(key, fenceKey(key)), Long.toString(token));
-		if (answer == null || answer.isEmpty()) {
-			throw new IllegalStateException("No reply from the fenced read of '" + key + "'");
+		RedisFenceScripts.Read read = RedisFenceScripts.Read.of(key, this.template.execute(RedisFenceScripts.GET,
+				RedisFenceScripts.keys(key), Long.toString(token)));
+		if (read.newerToken() >= 0) {
+			throw rejected(lease, key, token, read.newerToken());
 		}
-		return switch (answer.charAt(0)) {
-			case '=' -> answer.substring(1);
-			case '-' -> null;
-			case '!' -> throw rejected(lease, key, token, Long.parseLong(answer.substring(1)));
-			default -> throw new IllegalStateException(
-					"Unexpected reply from the fenced read of '" + key + "': " + answer);
-		};
+		return read.value();
 	}
 
 	/**
@@ -152,7 +105,7 @@ public final class RedisFencing {
 	 * @throws StaleFencingTokenException if a newer holder of the lock has written the key
 	 */
 	public void set(String key, String value, LockLease lease) {
-		run(SET, key, lease, List.of(Objects.requireNonNull(value, "value must not be null")));
+		write(RedisFenceScripts.SET, key, lease, RedisFenceScripts.setArgs(lease.fencingToken(), value));
 	}
 
 	/**
@@ -173,27 +126,14 @@ public final class RedisFencing {
 	 * @throws StaleFencingTokenException if a newer holder of the lock has written the key
 	 */
 	public void putAll(String key, Map<String, String> fields, LockLease lease) {
-		if (fields.isEmpty()) {
-			throw new IllegalArgumentException("fields must name at least one field to set");
-		}
-		List<String> args = new ArrayList<>();
-		fields.forEach((field, value) -> {
-			args.add(field);
-			args.add(value);
-		});
-		run(HASH_PUT, key, lease, args);
+		write(RedisFenceScripts.HASH_PUT, key, lease, RedisFenceScripts.hashArgs(lease.fencingToken(), fields));
 	}
 
-	private void run(RedisScript<Long> script, String key, LockLease lease, List<String> values) {
-		long token = lease.fencingToken();
-		Object[] args = new Object[values.size() + 1];
-		args[0] = Long.toString(token);
-		for (int i = 0; i < values.size(); i++) {
-			args[i + 1] = values.get(i);
-		}
-		Long newer = this.template.execute(script, List.of(key, fenceKey(key)), args);
-		if (newer != null && newer >= 0) {
-			throw rejected(lease, key, token, newer);
+	private void write(RedisScript<Long> script, String key, LockLease lease, List<String> args) {
+		long newer = RedisFenceScripts
+			.newerToken(this.template.execute(script, RedisFenceScripts.keys(key), args.toArray()));
+		if (newer >= 0) {
+			throw rejected(lease, key, lease.fencingToken(), newer);
 		}
 	}
 
@@ -204,26 +144,15 @@ public final class RedisFencing {
 	}
 
 	/**
-	 * Return the key that records the newest token written to a data key: the data key with a
-	 * suffix, in the same Redis Cluster slot (its hash tag, or the whole key as the tag).
+	 * Return the key that records the newest token that read or wrote a data key: the data key
+	 * with a suffix, in the same Redis Cluster slot (its hash tag, or the whole key as the tag).
 	 * @param key the data's key
 	 * @return the fence key
 	 * @throws IllegalArgumentException for a key without a hash tag that contains a closing
 	 * brace, whose slot no other key can be given: give it a hash tag such as {@code {stock}:42}
 	 */
 	public static String fenceKey(String key) {
-		Objects.requireNonNull(key, "key must not be null");
-		int open = key.indexOf('{');
-		int close = (open >= 0) ? key.indexOf('}', open + 1) : -1;
-		if (close > open + 1) {
-			// The key has a hash tag: any key with the same first tag shares its slot.
-			return key + FENCE_SUFFIX;
-		}
-		if (key.indexOf('}') >= 0) {
-			throw new IllegalArgumentException("Cannot fence Redis key '" + key + "': it has a '}' but no hash tag, so"
-					+ " no other key shares its cluster slot; give it a hash tag such as '{stock}:42'");
-		}
-		return "{" + key + "}" + FENCE_SUFFIX;
+		return RedisFenceScripts.fenceKey(key);
 	}
 
 }
