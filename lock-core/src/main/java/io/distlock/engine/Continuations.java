@@ -136,14 +136,7 @@ final class Continuations {
 	 */
 	<T> CompletableFuture<T> handOut(CompletableFuture<T> source, Executor executor) {
 		PlacedFuture<T> out = newFuture(executor);
-		source.whenComplete((value, failure) -> {
-			if (failure != null) {
-				out.completeExceptionally(StoreCalls.unwrap(failure));
-			}
-			else {
-				out.complete(value);
-			}
-		});
+		out.completeFrom(source);
 		return out;
 	}
 

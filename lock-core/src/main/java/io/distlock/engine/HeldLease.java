@@ -183,14 +183,7 @@ final class HeldLease implements LockLease {
 		// there): the release, the handoff it may make and the next holder's code go on on the
 		// executor instead.
 		PlacedFuture<Void> released = continuations.newFuture(this.executor);
-		continuations.run(this.executor, () -> releaseHere(holdAtLeast).whenComplete((done, failure) -> {
-			if (failure != null) {
-				released.completeExceptionally(StoreCalls.unwrap(failure));
-			}
-			else {
-				released.complete(done);
-			}
-		}));
+		continuations.run(this.executor, () -> released.completeFrom(releaseHere(holdAtLeast)));
 		return released;
 	}
 

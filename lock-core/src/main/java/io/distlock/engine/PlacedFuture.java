@@ -35,6 +35,20 @@ final class PlacedFuture<T> extends CompletableFuture<T> {
 		super.whenComplete(action);
 	}
 
+	/**
+	 * Complete as the given future of the engine's does, where it completes.
+	 */
+	void completeFrom(CompletableFuture<? extends T> source) {
+		source.whenComplete((value, failure) -> {
+			if (failure != null) {
+				completeExceptionally(StoreCalls.unwrap(failure));
+			}
+			else {
+				complete(value);
+			}
+		});
+	}
+
 	@Override
 	public <U> CompletableFuture<U> newIncompleteFuture() {
 		return new PlacedFuture<>(this.placing);
