@@ -80,14 +80,14 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.settings = settings;
 		GuardedLockListener listener = new GuardedLockListener(settings.listener());
 		this.continuations = new Continuations(store::isIoThread, listener.isNonBlocking());
-		this.loss = new LossSignal(listener, this.continuations);
+		this.loss = new LossSignal(listener, this.continuations, this.gates);
 		this.watchdog = new Watchdog(store, settings, listener, this.loss::declare);
 		LocalHandoff handoff = new LocalHandoff(store, settings);
 		this.waits = new ScheduledThreadPoolExecutor(1,
 				Continuations.engineThreads("distlock-wait-" + settings.instanceId()));
 		this.waits.setRemoveOnCancelPolicy(true);
 		this.deadlines = new CallDeadlines(this.waits);
-		GrantReleaser releaser = new GrantReleaser(store, listener, this.gates, this.threadHolds, this.watchdog,
+		GrantReleaser releaser = new GrantReleaser(store, settings, listener, this.gates, this.threadHolds, this.watchdog,
 				this.loss, handoff, this.deadlines);
 		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines, this.continuations);
 		this.acquirer = new GrantAcquirer(new RegistryParts(this.upkeep, store, settings, this.gates, handoff,
@@ -228,9 +228,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	public List<LockLease> heldLeases() {
 		List<LockLease> held = new ArrayList<>();
 		for (Gate gate : this.gates.all()) {
-			Grant grant = gate.grant();
-			if (grant != null && grant.primaryLease() != null) {
-				held.add(grant.primaryLease());
+			HeldGrant occupant = gate.occupant();
+			if (occupant != null) {
+				held.add(occupant.lease());
 			}
 		}
 		return held;
@@ -240,8 +240,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	public List<HeldLock> heldLocks() {
 		List<HeldLock> held = new ArrayList<>();
 		for (Gate gate : this.gates.all()) {
-			Grant grant = gate.grant();
-			if (grant != null) {
+			HeldGrant occupant = gate.occupant();
+			if (occupant != null) {
+				Grant grant = occupant.grant();
 				held.add(new HeldLock(grant.name(), grant.key(), grant.acquiredAt(), grant.fencingToken(),
 						Duration.ofNanos(Math.max(0, grant.remainingNanos())), grant.renewals(), grant.renewable(),
 						grant.holds().get()));
@@ -291,9 +292,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.watchdog.close();
 		this.waits.shutdown();
 		for (Gate gate : this.gates.all()) {
-			Grant grant = gate.grant();
-			if (grant != null) {
-				this.loss.declare(grant, "its registry was closed while it was held");
+			HeldGrant occupant = gate.occupant();
+			if (occupant != null) {
+				this.loss.declare(occupant, "its registry was closed while it was held");
 			}
 		}
 		// After the losses above: their callbacks may still be queued on it.
@@ -311,21 +312,21 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	protected final void suspectLoss(String key) {
 		for (LockMode mode : SUSPECTED_MODES) {
 			Gate gate = this.gates.find(KeyGates.gateKey(mode, key, null, 0));
-			Grant grant = (gate != null) ? gate.grant() : null;
-			if (grant != null && grant.isActive()) {
-				this.watchdog.runInBackground(() -> confirmQuietly(grant));
+			HeldGrant occupant = (gate != null) ? gate.occupant() : null;
+			if (occupant != null && occupant.grant().isActive()) {
+				this.watchdog.runInBackground(() -> confirmQuietly(occupant));
 			}
 		}
 	}
 
-	private void confirmQuietly(Grant grant) {
+	private void confirmQuietly(HeldGrant held) {
 		try {
-			this.upkeep.confirm(grant);
+			this.upkeep.confirm(held);
 		}
 		catch (RuntimeException ex) {
 			// A suspicion only: the watchdog's renewal and deadline still decide if the store
 			// cannot answer now.
-			logger.debug("Could not confirm lock for key '" + grant.key() + "' after a keyspace event", ex);
+			logger.debug("Could not confirm lock for key '" + held.grant().key() + "' after a keyspace event", ex);
 		}
 	}
 
@@ -359,7 +360,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			// for that. The loss itself is still told by onLost and by unlock() of the lost hold.
 			return false;
 		}
-		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease,
+		LockLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease,
 				HoldRequest.Holder.THREAD, waiter, null));
 		if (lease == null) {
 			return false;
@@ -376,7 +377,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			throw new IllegalMonitorStateException(
 					"Cannot unlock lock for key '" + key + "': it is not held by the current thread");
 		}
-		HeldLease lease = own.lockHolds().pollLast();
+		LockLease lease = own.lockHolds().pollLast();
 		if (lease == null) {
 			throw new IllegalMonitorStateException("Cannot unlock lock for key '" + key
 					+ "': the current thread holds it through a LockLease; release that lease instead");
@@ -396,9 +397,9 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		Thread current = Thread.currentThread();
 		String gateKey = KeyGates.gateKey(mode, key, current, 0);
 		for (LockLease bound : LockContext.all()) {
-			if (bound instanceof HeldLease held && held.isReleased() && held.grant().ownerThread() == current
-					&& held.grant().gate().gateKey().equals(gateKey)) {
-				LockContext.unbind(held);
+			if (bound instanceof HeldLease lease && lease.isReleased() && lease.held().ownerThread() == current
+					&& lease.held().gateKey().equals(gateKey)) {
+				LockContext.unbind(lease);
 			}
 		}
 	}
@@ -413,8 +414,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		if (own == null) {
 			throw new IllegalMonitorStateException("Lock for key '" + key + "' is not held by the current thread");
 		}
-		HeldLease innermost = own.lockHolds().peekLast();
-		return (innermost != null) ? innermost : own.grant().primaryLease();
+		LockLease innermost = own.lockHolds().peekLast();
+		return (innermost != null) ? innermost : own.held().lease();
 	}
 
 	void requireOpen() {

@@ -46,7 +46,8 @@ final class Gate {
 	/** Completed by the next release notification: the acquisition that waits for the store. */
 	private CompletableFuture<Void> releaseAwaited;
 
-	private volatile Grant grant;
+	/** The grant held under this gate, if any. */
+	private volatile HeldGrant occupant;
 
 	Gate(String gateKey, String key, LockMode mode) {
 		this.gateKey = gateKey;
@@ -165,12 +166,15 @@ final class Gate {
 		}
 	}
 
-	void occupy(Grant grant) {
-		this.grant = grant;
+	void occupy(HeldGrant held) {
+		this.occupant = held;
 	}
 
-	Grant grant() {
-		return this.grant;
+	/**
+	 * Return the grant held under this gate, or {@code null} while nobody holds it.
+	 */
+	HeldGrant occupant() {
+		return this.occupant;
 	}
 
 	/**
@@ -185,7 +189,7 @@ final class Gate {
 	 * waiters go to the store.
 	 * @param lost the grant that was lost
 	 */
-	void vacate(Grant lost) {
+	void vacate(HeldGrant lost) {
 		pickNext(null, 0, lost).admit();
 	}
 
@@ -253,18 +257,18 @@ final class Gate {
 	 * or {@code null} when the caller is known to occupy it
 	 * @return the waiter picked, or {@link Successor#NONE} (no allocation when nobody waits)
 	 */
-	private Successor pickNext(Grant handOff, long yield, Grant expectedOccupant) {
+	private Successor pickNext(Grant handOff, long yield, HeldGrant expectedOccupant) {
 		Waiter next;
 		this.lock.lock();
 		try {
-			if (expectedOccupant != null && this.grant != expectedOccupant) {
+			if (expectedOccupant != null && this.occupant != expectedOccupant) {
 				return Successor.NONE;
 			}
 			next = this.waiters.peekFirst();
 			if (handOff != null && (next == null || !next.acceptsHandoff)) {
 				return Successor.NONE;
 			}
-			this.grant = null;
+			this.occupant = null;
 			if (next == null) {
 				this.occupied = false;
 				return Successor.NONE;

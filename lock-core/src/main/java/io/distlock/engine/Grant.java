@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -60,8 +59,6 @@ final class Grant {
 
 	private final AtomicLong renewals = new AtomicLong();
 
-	private final Gate gate;
-
 	/** When the store granted the grant this one descends from by local handoffs. */
 	private final long cohortStartNanos;
 
@@ -78,19 +75,6 @@ final class Grant {
 
 	private volatile String lossReason;
 
-	private volatile HeldLease primaryLease;
-
-	/**
-	 * Set when the acquisition this grant answers had been given up: no listener was told it
-	 * was acquired, so none is told of its release or loss either.
-	 */
-	private volatile boolean untold;
-
-	/** The thread that owns this grant and may re-enter it, {@code null} for a detached hold. */
-	private volatile Thread ownerThread;
-
-	private volatile ScheduledFuture<?> deadlineCheck;
-
 	/** Guarded by itself; never held around I/O or while running a callback. */
 	private final List<Consumer<? super LockLostException>> lostCallbacks = new ArrayList<>(1);
 
@@ -104,10 +88,9 @@ final class Grant {
 	 * @param acquiredNanos when the request that got it was sent
 	 * @param validUntilNanos the validity deadline
 	 * @param nextRenewalNanos when to renew it first
-	 * @param gate the local gate it occupies
 	 */
 	Grant(HoldRequest request, String owner, long fencingToken, Duration leaseTime, long acquiredNanos,
-			long validUntilNanos, long nextRenewalNanos, Gate gate) {
+			long validUntilNanos, long nextRenewalNanos) {
 		this.key = request.key();
 		this.mode = request.mode();
 		this.name = request.name();
@@ -118,13 +101,12 @@ final class Grant {
 		this.acquiredNanos = acquiredNanos;
 		this.validUntilNanos = validUntilNanos;
 		this.nextRenewalNanos = nextRenewalNanos;
-		this.gate = gate;
 		this.cohortStartNanos = acquiredNanos;
 		this.handoffs = 0;
 	}
 
 	/**
-	 * Create a successor of a grant: the same key, owner, lease and gate in the store.
+	 * Create a successor of a grant: the same key, owner and lease in the store.
 	 */
 	private Grant(Grant predecessor, String name, long fencingToken, long acquiredNanos, long validUntilNanos,
 			long nextRenewalNanos, long cohortStartNanos, int handoffs) {
@@ -138,7 +120,6 @@ final class Grant {
 		this.acquiredNanos = acquiredNanos;
 		this.validUntilNanos = validUntilNanos;
 		this.nextRenewalNanos = nextRenewalNanos;
-		this.gate = predecessor.gate;
 		this.cohortStartNanos = cohortStartNanos;
 		this.handoffs = handoffs;
 	}
@@ -222,10 +203,6 @@ final class Grant {
 		return this.acquiredNanos;
 	}
 
-	Gate gate() {
-		return this.gate;
-	}
-
 	AtomicInteger holds() {
 		return this.holds;
 	}
@@ -273,45 +250,6 @@ final class Grant {
 	 */
 	void extended(long validUntilNanos) {
 		this.validUntilNanos = validUntilNanos;
-	}
-
-	Thread ownerThread() {
-		return this.ownerThread;
-	}
-
-	void ownerThread(Thread ownerThread) {
-		this.ownerThread = ownerThread;
-	}
-
-	HeldLease primaryLease() {
-		return this.primaryLease;
-	}
-
-	void primaryLease(HeldLease lease) {
-		this.primaryLease = lease;
-	}
-
-	/**
-	 * Return whether no listener was told of this grant (see {@link #markUntold()}).
-	 */
-	boolean isUntold() {
-		return this.untold;
-	}
-
-	/**
-	 * Mark a grant that arrived after its acquisition was given up: listeners were told
-	 * {@code onNotAcquired}, so they hear nothing of the grant's release or loss.
-	 */
-	void markUntold() {
-		this.untold = true;
-	}
-
-	ScheduledFuture<?> deadlineCheck() {
-		return this.deadlineCheck;
-	}
-
-	void deadlineCheck(ScheduledFuture<?> deadlineCheck) {
-		this.deadlineCheck = deadlineCheck;
 	}
 
 	/**

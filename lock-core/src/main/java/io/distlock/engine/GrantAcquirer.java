@@ -59,7 +59,7 @@ final class GrantAcquirer {
 		String writeOwner;
 		try {
 			ThreadHolds.Bound own = request.ownedByThread() ? this.threadHolds.find(gateKey, current) : null;
-			HeldLease reentered = (own != null) ? reenter(own.grant()) : null;
+			HeldLease reentered = (own != null) ? reenter(own.held(), gate) : null;
 			if (reentered != null) {
 				return reentered;
 			}
@@ -73,7 +73,8 @@ final class GrantAcquirer {
 			throw ex;
 		}
 		this.listener.onAcquiring(request.name(), request.key());
-		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, writeOwner);
+		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, writeOwner,
+				request.ownedByThread() ? current : null);
 		HeldLease lease;
 		try {
 			pending.start();
@@ -88,7 +89,7 @@ final class GrantAcquirer {
 			return null;
 		}
 		if (request.ownedByThread()) {
-			this.threadHolds.bind(lease.grant(), current);
+			this.threadHolds.bind(lease.held());
 		}
 		acquired(lease, startNanos);
 		return lease;
@@ -106,7 +107,7 @@ final class GrantAcquirer {
 		long holdId = this.sequence.incrementAndGet();
 		Gate gate = this.parts.gates().retain(KeyGates.gateKey(request.mode(), request.key(), null, holdId),
 				request.key(), request.mode());
-		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, null);
+		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, null, null);
 		// Told on the asking thread, where an observation in scope is the acquisition's parent.
 		LockListener.Acquisition told = this.listener.onAsyncAcquiring(request.name(), request.key());
 		// The caller's dependents (a reactive body, the task of executeLockedAsync) are placed by
@@ -186,12 +187,13 @@ final class GrantAcquirer {
 	 * is no longer held, so the caller acquires the key afresh, behind that release.
 	 * @return the new hold, or {@code null} if the grant's holds are all released
 	 */
-	private HeldLease reenter(Grant grant) {
+	private HeldLease reenter(HeldGrant held, Gate gate) {
+		Grant grant = held.grant();
 		AtomicInteger holds = grant.holds();
-		int held;
+		int count;
 		do {
-			held = holds.get();
-			if (held == 0) {
+			count = holds.get();
+			if (count == 0) {
 				// Never from zero: the release that took it there hands over or deletes the grant.
 				return null;
 			}
@@ -199,8 +201,8 @@ final class GrantAcquirer {
 				throw grant.lostException();
 			}
 		}
-		while (!holds.compareAndSet(held, held + 1));
-		return new HeldLease(this.parts, grant, null);
+		while (!holds.compareAndSet(count, count + 1));
+		return new HeldLease(held, gate, this.parts.releaser(), this.parts.upkeep(), this.parts.continuations());
 	}
 
 	/**

@@ -49,8 +49,11 @@ final class GrantReleaser {
 
 	private final CallDeadlines deadlines;
 
-	GrantReleaser(LockStore store, LockListener listener, KeyGates gates, ThreadHolds threadHolds, Watchdog watchdog,
-			LossSignal loss, LocalHandoff handoff, CallDeadlines deadlines) {
+	private final RegistrySettings settings;
+
+	GrantReleaser(LockStore store, RegistrySettings settings, LockListener listener, KeyGates gates,
+			ThreadHolds threadHolds, Watchdog watchdog, LossSignal loss, LocalHandoff handoff, CallDeadlines deadlines) {
+		this.settings = settings;
 		this.deadlines = deadlines;
 		this.store = store;
 		this.threadHolds = threadHolds;
@@ -59,6 +62,15 @@ final class GrantReleaser {
 		this.gates = gates;
 		this.watchdog = watchdog;
 		this.loss = loss;
+	}
+
+	/**
+	 * Refuse a {@code holdAtLeast} this registry cannot keep a key for, before the hold counts as
+	 * released: a bad argument loses nothing.
+	 * @throws IllegalArgumentException if it is longer than the longest lease
+	 */
+	void requireHoldable(Duration holdAtLeast) {
+		this.settings.requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
 	}
 
 	/**
@@ -71,15 +83,15 @@ final class GrantReleaser {
 	 * thread for a blocking release, never the driver's thread that carries the answer, since
 	 * the listener hears of the release there
 	 */
-	CompletableFuture<Void> release(HeldLease lease, Duration holdAtLeast, Executor tail) {
-		Grant grant = lease.grant();
+	CompletableFuture<Void> release(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail) {
+		Grant grant = held.grant();
 		if (grant.holds().decrementAndGet() > 0) {
-			this.gates.release(grant.gate());
+			this.gates.release(gate);
 			return grant.isLost() ? CompletableFuture.failedFuture(grant.lostException()) : DONE;
 		}
 		boolean interrupted = Thread.interrupted();
 		try {
-			return releaseGrant(grant, holdAtLeast, tail);
+			return releaseGrant(held, gate, holdAtLeast, tail);
 		}
 		finally {
 			if (interrupted) {
@@ -88,15 +100,16 @@ final class GrantReleaser {
 		}
 	}
 
-	private CompletableFuture<Void> releaseGrant(Grant grant, Duration holdAtLeast, Executor tail) {
+	private CompletableFuture<Void> releaseGrant(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail) {
+		Grant grant = held.grant();
 		grant.beginRelease();
-		this.watchdog.unwatch(grant);
+		this.watchdog.unwatch(held);
 		long now = System.nanoTime();
-		ReleaseFate fate = fate(grant, holdAtLeast, now);
+		ReleaseFate fate = fate(grant, gate, holdAtLeast, now);
 		if (fate == ReleaseFate.HAND_OFF) {
-			Gate.Successor next = grant.gate().pickForHandOff(grant);
+			Gate.Successor next = gate.pickForHandOff(grant);
 			if (next.picked()) {
-				handedOver(grant, now, next);
+				handedOver(held, gate, now, next);
 				return DONE;
 			}
 			// The waiter gave up since the decision: nobody here takes the grant.
@@ -104,24 +117,24 @@ final class GrantReleaser {
 		}
 		long sentNanos = System.nanoTime();
 		if (fate == ReleaseFate.CHECKPOINT) {
-			CheckpointDecision decision = new CheckpointDecision(grant.gate());
+			CheckpointDecision decision = new CheckpointDecision(gate);
 			return checkpoint(grant, decision, sentNanos).handleAsync((released, failure) -> {
 				if (decision.taker().picked()) {
 					// A waiter here took the kept grant: it is admitted once this release is over.
-					return handedOver(grant, now, decision.taker());
+					return handedOver(held, gate, now, decision.taker());
 				}
-				return released(grant, ReleaseFate.CHECKPOINT, now, sentNanos, released, failure);
+				return released(held, gate, ReleaseFate.CHECKPOINT, sentNanos, released, failure);
 			}, tail);
 		}
 		ReleaseFate decided = fate;
 		return send(grant, fate, holdAtLeast, sentNanos)
-			.handleAsync((released, failure) -> released(grant, decided, now, sentNanos, released, failure), tail);
+			.handleAsync((released, failure) -> released(held, gate, decided, sentNanos, released, failure), tail);
 	}
 
 	/**
 	 * Decide what becomes of a grant whose last hold is released: the one place that does.
 	 */
-	private ReleaseFate fate(Grant grant, Duration holdAtLeast, long nowNanos) {
+	private ReleaseFate fate(Grant grant, Gate gate, Duration holdAtLeast, long nowNanos) {
 		if (keepNanos(grant, holdAtLeast, nowNanos) >= MIN_KEEP_NANOS) {
 			return ReleaseFate.KEEP;
 		}
@@ -131,10 +144,10 @@ final class GrantReleaser {
 		}
 		// The gate is asked last: an uncontended release reads two limits and one queue.
 		if (this.handoff.withinLimits(grant, nowNanos)) {
-			return (this.handoff.canHandOff(grant, nowNanos) && grant.gate().hasWaiterAcceptingHandoff())
+			return (this.handoff.canHandOff(grant, nowNanos) && gate.hasWaiterAcceptingHandoff())
 					? ReleaseFate.HAND_OFF : ReleaseFate.RELEASE;
 		}
-		return (this.handoff.canCheckpoint(grant) && grant.gate().hasWaiterAcceptingHandoff())
+		return (this.handoff.canCheckpoint(grant) && gate.hasWaiterAcceptingHandoff())
 				? ReleaseFate.CHECKPOINT : ReleaseFate.RELEASE_YIELDING;
 	}
 
@@ -234,8 +247,9 @@ final class GrantReleaser {
 	 * the listener heard of the release: the next holder of this process, whether it queued or
 	 * arrives meanwhile, is told {@code onAcquired} after this {@code onReleased}.
 	 */
-	private Void released(Grant grant, ReleaseFate fate, long releasedNanos, long sentNanos,
-			LockStore.Release released, Throwable failure) {
+	private Void released(HeldGrant held, Gate gate, ReleaseFate fate, long sentNanos, LockStore.Release released,
+			Throwable failure) {
+		Grant grant = held.grant();
 		// Only the release itself moves a grant on from RELEASING, and it has not yet.
 		boolean wasActive = grant.state() == Grant.State.RELEASING;
 		ReleaseOutcome outcome;
@@ -255,12 +269,11 @@ final class GrantReleaser {
 				yieldNanos = this.handoff.yieldNanos(repliedNanos - sentNanos);
 			}
 		}
-		Gate gate = grant.gate();
 		try {
 			// Inside the try: a loss callback or a listener that throws must not keep the gate,
 			// which only this release leaves, from the next waiter.
 			if (wasActive && outcome == ReleaseOutcome.LOST) {
-				this.loss.declareFoundOnRelease(grant,
+				this.loss.declareFoundOnRelease(held,
 						"it had already expired or been taken over in the store when it was released");
 			}
 			grant.finishRelease();
@@ -268,12 +281,12 @@ final class GrantReleaser {
 				// Also when the watchdog declared the loss first: the holder is told either way.
 				outcome = ReleaseOutcome.LOST;
 			}
-			Duration held = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
-			this.threadHolds.unbind(grant);
+			Duration heldFor = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
+			this.threadHolds.unbind(held);
 			if (logger.isDebugEnabled()) {
-				logger.debug("Released lock for key '" + grant.key() + "' after " + held.toMillis() + "ms: " + outcome);
+				logger.debug("Released lock for key '" + grant.key() + "' after " + heldFor.toMillis() + "ms: " + outcome);
 			}
-			tellReleased(grant, held, outcome);
+			tellReleased(held, heldFor, outcome);
 		}
 		finally {
 			// A grant lost while held left its gate when the loss was signalled; the gate may be
@@ -300,16 +313,17 @@ final class GrantReleaser {
 	 * anything here fails, since nothing else ever would.
 	 * @param next the waiter that takes the grant over
 	 */
-	private Void handedOver(Grant grant, long releasedNanos, Gate.Successor next) {
+	private Void handedOver(HeldGrant held, Gate gate, long releasedNanos, Gate.Successor next) {
+		Grant grant = held.grant();
 		try {
 			grant.finishRelease();
-			this.threadHolds.unbind(grant);
+			this.threadHolds.unbind(held);
 			// The picked waiter holds a reference to the gate of its own: it stays in the map.
-			this.gates.release(grant.gate());
+			this.gates.release(gate);
 			if (logger.isDebugEnabled()) {
 				logger.debug("Handed lock for key '" + grant.key() + "' to a waiting thread of this process");
 			}
-			tellReleased(grant, Duration.ofNanos(releasedNanos - grant.acquiredNanos()), ReleaseOutcome.RELEASED);
+			tellReleased(held, Duration.ofNanos(releasedNanos - grant.acquiredNanos()), ReleaseOutcome.RELEASED);
 		}
 		finally {
 			next.admit();
@@ -319,11 +333,11 @@ final class GrantReleaser {
 
 	/**
 	 * Tell the listener of a release, unless it was never told of the grant (see
-	 * {@link Grant#markUntold()}).
+	 * {@link HeldGrant#markUntold()}).
 	 */
-	private void tellReleased(Grant grant, Duration held, ReleaseOutcome outcome) {
-		if (!grant.isUntold()) {
-			this.listener.onReleased(grant.primaryLease(), held, outcome);
+	private void tellReleased(HeldGrant held, Duration heldFor, ReleaseOutcome outcome) {
+		if (!held.isUntold()) {
+			this.listener.onReleased(held.lease(), heldFor, outcome);
 		}
 	}
 

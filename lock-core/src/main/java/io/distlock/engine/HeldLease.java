@@ -16,7 +16,7 @@ import io.distlock.core.LockLostException;
 /**
  * One hold of a grant, as handed to the caller; reentrant holds of the same grant share its
  * token and validity but are released one by one. A release goes straight to the
- * {@link GrantReleaser}.
+ * {@link GrantReleaser}, everything else it asks of the store to the {@link LeaseUpkeep}.
  */
 final class HeldLease implements LockLease {
 
@@ -33,33 +33,53 @@ final class HeldLease implements LockLease {
 
 	private static final Log logger = LogFactory.getLog(HeldLease.class);
 
-	private final RegistryParts parts;
+	private final HeldGrant held;
 
-	private final Grant grant;
+	private final Gate gate;
 
-	/** Where this hold's asynchronous continuations run; {@code null} for the registry's default. */
-	private final Executor executor;
+	private final GrantReleaser releaser;
+
+	private final LeaseUpkeep upkeep;
+
+	private final Continuations continuations;
 
 	/** Set once, by the first release; a field rather than an AtomicBoolean, one object less per hold. */
 	private volatile boolean released;
 
-	HeldLease(RegistryParts parts, Grant grant, Executor executor) {
-		this.parts = parts;
-		this.grant = grant;
-		this.executor = executor;
-	}
-
-	Grant grant() {
-		return this.grant;
+	/**
+	 * Create the first hold of a fresh grant, which its listener is told of.
+	 * @param gate the gate the hold occupies, one reference of which the hold keeps until it is
+	 * released
+	 * @param ownerThread the thread that owns the grant, {@code null} for a hold its lease owns
+	 * @param executor where the holder's continuations run, {@code null} for the registry's default
+	 */
+	HeldLease(Grant grant, Gate gate, Thread ownerThread, Executor executor, GrantReleaser releaser,
+			LeaseUpkeep upkeep, Continuations continuations) {
+		this.held = new HeldGrant(grant, gate.gateKey(), ownerThread, executor, this);
+		this.gate = gate;
+		this.releaser = releaser;
+		this.upkeep = upkeep;
+		this.continuations = continuations;
 	}
 
 	/**
-	 * Return where this hold's asynchronous continuations run when the thread that completes
-	 * them must not run user code.
-	 * @return the executor its request named, or {@code null} for the registry's default
+	 * Create one more hold of a grant held already, for a re-entry that counted it already.
+	 * @param gate the gate the hold occupies, one reference of which it keeps until it is released
 	 */
-	Executor executor() {
-		return this.executor;
+	HeldLease(HeldGrant held, Gate gate, GrantReleaser releaser, LeaseUpkeep upkeep, Continuations continuations) {
+		this.held = held;
+		this.gate = gate;
+		this.releaser = releaser;
+		this.upkeep = upkeep;
+		this.continuations = continuations;
+	}
+
+	HeldGrant held() {
+		return this.held;
+	}
+
+	Grant grant() {
+		return this.held.grant();
 	}
 
 	boolean isReleased() {
@@ -68,33 +88,33 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public String key() {
-		return this.grant.key();
+		return this.held.grant().key();
 	}
 
 	@Override
 	public String name() {
-		return this.grant.name();
+		return this.held.grant().name();
 	}
 
 	@Override
 	public long fencingToken() {
-		return this.grant.fencingToken();
+		return this.held.grant().fencingToken();
 	}
 
 	@Override
 	public boolean isValid() {
-		return !this.released && this.grant.isValid();
+		return !this.released && this.held.grant().isValid();
 	}
 
 	@Override
 	public Duration remaining() {
-		long remaining = isValid() ? this.grant.remainingNanos() : 0;
+		long remaining = isValid() ? this.held.grant().remainingNanos() : 0;
 		return Duration.ofNanos(Math.max(0, remaining));
 	}
 
 	@Override
 	public boolean confirm() {
-		return !this.released && this.parts.upkeep().confirm(this.grant);
+		return !this.released && this.upkeep.confirm(this.held);
 	}
 
 	@Override
@@ -104,7 +124,7 @@ final class HeldLease implements LockLease {
 		}
 		// Finished where user code may run: a loss it finds has told its onLost callbacks before
 		// the stage completes.
-		return this.parts.upkeep().confirmAsync(this.grant, this.parts.continuations().placing(this.executor));
+		return this.upkeep.confirmAsync(this.held, this.continuations.placing(this.held.executor()));
 	}
 
 	@Override
@@ -112,7 +132,7 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			throw releasedException();
 		}
-		return this.parts.upkeep().extend(this.grant, leaseTime);
+		return this.upkeep.extend(this.held, leaseTime);
 	}
 
 	@Override
@@ -120,8 +140,7 @@ final class HeldLease implements LockLease {
 		if (this.released) {
 			return CompletableFuture.failedFuture(releasedException());
 		}
-		return this.parts.upkeep().extendAsync(this.grant, leaseTime,
-				this.parts.continuations().placing(this.executor));
+		return this.upkeep.extendAsync(this.held, leaseTime, this.continuations.placing(this.held.executor()));
 	}
 
 	private IllegalStateException releasedException() {
@@ -130,7 +149,7 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public LockLease onLost(Consumer<? super LockLostException> callback) {
-		this.parts.upkeep().addLostCallback(this.grant, callback);
+		this.upkeep.addLostCallback(this.held, callback);
 		return this;
 	}
 
@@ -145,13 +164,13 @@ final class HeldLease implements LockLease {
 			return;
 		}
 		// Refused before the lease counts as released: a bad argument loses nothing.
-		this.parts.settings().requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
+		this.releaser.requireHoldable(holdAtLeast);
 		if (RELEASED.compareAndSet(this, false, true)) {
 			// Bounded inside: a release waits at most RELEASE_TIMEOUT for the store, then the key
 			// is left to expire. The margin here only covers scheduling. The store's answer is
 			// finished on this thread, which waits for it anyway, not on the driver's.
-			WaitingCaller caller = new WaitingCaller(this.parts.continuations().placing(this.executor));
-			caller.await(this.parts.releaser().release(this, holdAtLeast, caller),
+			WaitingCaller caller = new WaitingCaller(this.continuations.placing(this.held.executor()));
+			caller.await(this.releaser.release(this.held, this.gate, holdAtLeast, caller),
 					StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
 		}
 	}
@@ -167,7 +186,7 @@ final class HeldLease implements LockLease {
 			return CompletableFuture.completedFuture(null);
 		}
 		try {
-			this.parts.settings().requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
+			this.releaser.requireHoldable(holdAtLeast);
 		}
 		catch (IllegalArgumentException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -175,15 +194,16 @@ final class HeldLease implements LockLease {
 		if (!RELEASED.compareAndSet(this, false, true)) {
 			return CompletableFuture.completedFuture(null);
 		}
-		Continuations continuations = this.parts.continuations();
+		Continuations continuations = this.continuations;
+		Executor executor = this.held.executor();
 		if (continuations.mayRunUserCode()) {
-			return continuations.handOut(releaseHere(holdAtLeast), this.executor);
+			return continuations.handOut(releaseHere(holdAtLeast), executor);
 		}
 		// Asked for on the driver's or the engine's thread (a reactive body that completed
 		// there): the release, the handoff it may make and the next holder's code go on on the
 		// executor instead.
-		PlacedFuture<Void> released = continuations.newFuture(this.executor);
-		continuations.run(this.executor, () -> released.completeFrom(releaseHere(holdAtLeast)));
+		PlacedFuture<Void> released = continuations.newFuture(executor);
+		continuations.run(executor, () -> released.completeFrom(releaseHere(holdAtLeast)));
 		return released;
 	}
 
@@ -194,9 +214,9 @@ final class HeldLease implements LockLease {
 	 * where the listener may be told.
 	 */
 	private CompletableFuture<Void> releaseHere(Duration holdAtLeast) {
-		Continuations continuations = this.parts.continuations();
 		try (HandoffTrampoline.Scope scope = HandoffTrampoline.open()) {
-			return this.parts.releaser().release(this, holdAtLeast, continuations.forListener(this.executor));
+			return this.releaser.release(this.held, this.gate, holdAtLeast,
+					this.continuations.forListener(this.held.executor()));
 		}
 	}
 

@@ -36,33 +36,34 @@ final class LeaseUpkeep {
 		this.continuations = continuations;
 	}
 
-	void addLostCallback(Grant grant, Consumer<? super LockLostException> callback) {
-		this.loss.addCallback(grant, callback);
+	void addLostCallback(HeldGrant held, Consumer<? super LockLostException> callback) {
+		this.loss.addCallback(held, callback);
 	}
 
 	/**
 	 * Confirm on the calling thread, which also finishes the store's answer: a loss it finds is
 	 * declared, and its callbacks run, before this returns.
 	 */
-	boolean confirm(Grant grant) {
+	boolean confirm(HeldGrant held) {
 		// Bounded inside by the validity deadline; the margin here only covers scheduling.
 		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
-		return caller.await(StoreCalls.shielded(() -> confirmAsync(grant, caller)),
-				StoreCalls.until(grant.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
+		return caller.await(StoreCalls.shielded(() -> confirmAsync(held, caller)),
+				StoreCalls.until(held.grant().validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
 	}
 
 	/**
 	 * Confirm without waiting.
 	 * @param tail where the store's answer is finished (a loss declared, the future completed)
 	 */
-	CompletableFuture<Boolean> confirmAsync(Grant grant, Executor tail) {
+	CompletableFuture<Boolean> confirmAsync(HeldGrant held, Executor tail) {
+		Grant grant = held.grant();
 		if (!grant.isValid()) {
 			return CompletableFuture.completedFuture(false);
 		}
 		Duration bound = StoreCalls.until(grant.validUntilNanos());
-		CompletableFuture<Boolean> held;
+		CompletableFuture<Boolean> call;
 		try {
-			held = this.store.isHeld(grant.heldKey());
+			call = this.store.isHeld(grant.heldKey());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -71,14 +72,14 @@ final class LeaseUpkeep {
 		// longer matters, and an unanswered confirmation is a failure, never a yes. The registry's
 		// coarse deadline tick, not a timer per call: cancelling a timer when the reply comes would
 		// take the timer queue's lock on the driver's event loop.
-		return this.deadlines.within(held, bound).handleAsync((answer, failure) -> {
+		return this.deadlines.within(call, bound).handleAsync((answer, failure) -> {
 			if (failure != null) {
 				throw StoreCalls.asRuntime(failure);
 			}
 			if (Boolean.TRUE.equals(answer)) {
 				return true;
 			}
-			this.loss.declare(grant, "the store no longer held it when it was confirmed");
+			this.loss.declare(held, "the store no longer held it when it was confirmed");
 			return false;
 		}, tail);
 	}
@@ -88,11 +89,11 @@ final class LeaseUpkeep {
 	 * lease's validity deadline.
 	 * @return whether the store still held the grant and now holds it for the new lease
 	 */
-	boolean extend(Grant grant, Duration leaseTime) {
+	boolean extend(HeldGrant held, Duration leaseTime) {
 		// Bounded inside by the validity deadline; the margin here only covers scheduling.
 		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
-		return caller.await(StoreCalls.shielded(() -> extendAsync(grant, leaseTime, caller)),
-				StoreCalls.until(grant.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
+		return caller.await(StoreCalls.shielded(() -> extendAsync(held, leaseTime, caller)),
+				StoreCalls.until(held.grant().validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
 	}
 
 	/**
@@ -102,7 +103,8 @@ final class LeaseUpkeep {
 	 * @return completes with whether the store still held the grant, or exceptionally as
 	 * {@link LockLease#extend(Duration)} throws
 	 */
-	CompletableFuture<Boolean> extendAsync(Grant grant, Duration leaseTime, Executor tail) {
+	CompletableFuture<Boolean> extendAsync(HeldGrant held, Duration leaseTime, Executor tail) {
+		Grant grant = held.grant();
 		long sentNanos;
 		CompletableFuture<Boolean> call;
 		try {
@@ -114,19 +116,19 @@ final class LeaseUpkeep {
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletableFuture<Boolean> extended = new CompletableFuture<>();
-		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenCompleteAsync((held, failure) -> {
+		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenCompleteAsync((kept, failure) -> {
 			if (failure != null) {
 				extended.completeExceptionally(StoreCalls.unwrap(failure));
 				return;
 			}
 			try {
-				if (held) {
-					this.watchdog.extended(grant, leaseTime, sentNanos);
+				if (kept) {
+					this.watchdog.extended(held, leaseTime, sentNanos);
 				}
 				else {
-					this.watchdog.extensionRefused(grant);
+					this.watchdog.extensionRefused(held);
 				}
-				extended.complete(held);
+				extended.complete(kept);
 			}
 			catch (RuntimeException ex) {
 				extended.completeExceptionally(ex);

@@ -1,7 +1,6 @@
 package io.distlock.engine;
 
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -27,9 +26,12 @@ final class LossSignal {
 
 	private final Continuations continuations;
 
-	LossSignal(LockListener listener, Continuations continuations) {
+	private final KeyGates gates;
+
+	LossSignal(LockListener listener, Continuations continuations, KeyGates gates) {
 		this.listener = listener;
 		this.continuations = continuations;
+		this.gates = gates;
 	}
 
 	LossStatistics statistics() {
@@ -39,13 +41,17 @@ final class LossSignal {
 	/**
 	 * Declare a held grant lost; does nothing if it was already released or lost.
 	 */
-	void declare(Grant grant, String reason) {
-		List<Consumer<? super LockLostException>> callbacks = grant.markLost(reason, Grant.State.ACTIVE);
+	void declare(HeldGrant held, String reason) {
+		List<Consumer<? super LockLostException>> callbacks = held.grant().markLost(reason, Grant.State.ACTIVE);
 		if (callbacks != null) {
 			// A lost grant must not keep its key from the other threads of this process: they go
-			// to the store now, as other processes' threads may already have.
-			grant.gate().vacate(grant);
-			tell(grant, callbacks);
+			// to the store now, as other processes' threads may already have. Its holds keep the
+			// gate in the map until they are released.
+			Gate gate = this.gates.find(held.gateKey());
+			if (gate != null) {
+				gate.vacate(held);
+			}
+			tell(held, callbacks);
 		}
 	}
 
@@ -53,16 +59,17 @@ final class LossSignal {
 	 * Declare lost a grant whose release found it gone from the store; does nothing if the
 	 * watchdog declared the loss first. The release leaves the gate itself.
 	 */
-	void declareFoundOnRelease(Grant grant, String reason) {
-		List<Consumer<? super LockLostException>> callbacks = grant.markLost(reason, Grant.State.RELEASING);
+	void declareFoundOnRelease(HeldGrant held, String reason) {
+		List<Consumer<? super LockLostException>> callbacks = held.grant().markLost(reason, Grant.State.RELEASING);
 		if (callbacks != null) {
-			tell(grant, callbacks);
+			tell(held, callbacks);
 		}
 	}
 
-	private void tell(Grant grant, List<Consumer<? super LockLostException>> callbacks) {
+	private void tell(HeldGrant held, List<Consumer<? super LockLostException>> callbacks) {
+		Grant grant = held.grant();
 		LockLostException lost = grant.lostException();
-		boolean told = !grant.isUntold();
+		boolean told = !held.isUntold();
 		if (told) {
 			this.counter.recordLoss();
 			logger.error(lost.getMessage());
@@ -71,9 +78,9 @@ final class LossSignal {
 			// Granted after its acquisition was given up: nobody held it, so nothing was lost.
 			logger.debug(lost.getMessage() + " (granted after its acquisition was given up)");
 		}
-		this.continuations.run(executor(grant), () -> {
+		this.continuations.run(held.executor(), () -> {
 			if (told) {
-				this.listener.onLost(grant.primaryLease(), lost);
+				this.listener.onLost(held.lease(), lost);
 			}
 			for (Consumer<? super LockLostException> callback : callbacks) {
 				run(grant, callback, lost);
@@ -81,16 +88,12 @@ final class LossSignal {
 		});
 	}
 
-	void addCallback(Grant grant, Consumer<? super LockLostException> callback) {
+	void addCallback(HeldGrant held, Consumer<? super LockLostException> callback) {
+		Grant grant = held.grant();
 		if (!grant.addLostCallback(callback)) {
 			LockLostException lost = grant.lostException();
-			this.continuations.run(executor(grant), () -> run(grant, callback, lost));
+			this.continuations.run(held.executor(), () -> run(grant, callback, lost));
 		}
-	}
-
-	private static Executor executor(Grant grant) {
-		HeldLease lease = grant.primaryLease();
-		return (lease != null) ? lease.executor() : null;
 	}
 
 	private static void run(Grant grant, Consumer<? super LockLostException> callback, LockLostException lost) {

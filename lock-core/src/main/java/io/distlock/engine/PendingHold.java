@@ -50,6 +50,9 @@ final class PendingHold {
 
 	private final Duration leaseTime;
 
+	/** The thread that owns the hold, {@code null} for a hold its lease owns. */
+	private final Thread ownerThread;
+
 	private final CompletableFuture<HeldLease> result = new CompletableFuture<>();
 
 	/** Guarded by this; the timer that ends a wait in the queue or a pause. */
@@ -63,7 +66,8 @@ final class PendingHold {
 	private boolean waiting;
 
 	PendingHold(RegistryParts parts, HoldRequest request, Gate gate, long holdId, long startNanos,
-			String writeOwner) {
+			String writeOwner, Thread ownerThread) {
+		this.ownerThread = ownerThread;
 		this.parts = parts;
 		this.request = request;
 		this.gate = gate;
@@ -280,7 +284,7 @@ final class PendingHold {
 			long minValidityNanos = Math.max(1, settings.minValidity().toNanos());
 			if (validUntil - now >= minValidityNanos) {
 				granted(new Grant(this.request, owner, answer.fencingToken(), this.leaseTime, sentNanos, validUntil,
-						sentNanos + settings.renewalInterval().toNanos(), this.gate));
+						sentNanos + settings.renewalInterval().toNanos()));
 				return;
 			}
 			// The reply came so late that too little of the lease is left to rely on: give the
@@ -332,18 +336,19 @@ final class PendingHold {
 	 */
 	private void granted(Grant grant) {
 		stopWaiting();
-		HeldLease lease = new HeldLease(this.parts, grant, this.request.executor());
-		grant.primaryLease(lease);
+		HeldLease lease = new HeldLease(grant, this.gate, this.ownerThread, this.request.executor(),
+				this.parts.releaser(), this.parts.upkeep(), this.parts.continuations());
+		HeldGrant held = lease.held();
 		if (this.result.isDone()) {
 			// Given up already: no listener hears of this grant, not even of a loss meanwhile.
-			grant.markUntold();
+			held.markUntold();
 		}
-		this.gate.occupy(grant);
-		this.parts.watchdog().watch(grant);
+		this.gate.occupy(held);
+		this.parts.watchdog().watch(held);
 		if (!this.result.complete(lease)) {
 			// Cancelled while the grant was on its way: nobody will release it but us, and the
 			// listener, told the acquisition failed, hears nothing of it.
-			grant.markUntold();
+			held.markUntold();
 			lease.releaseUnwanted();
 		}
 	}

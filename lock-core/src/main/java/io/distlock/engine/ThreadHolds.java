@@ -6,6 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.distlock.core.LockLease;
+
 import io.distlock.store.LockMode;
 
 /**
@@ -31,29 +33,28 @@ final class ThreadHolds {
 	/**
 	 * Bind a fresh grant to the thread that took it.
 	 */
-	void bind(Grant grant, Thread thread) {
-		grant.ownerThread(thread);
-		if (grant.gate().mode() == LockMode.FAIR) {
+	void bind(HeldGrant held) {
+		if (held.grant().mode() == LockMode.FAIR) {
 			this.fairBound.incrementAndGet();
 		}
-		this.holds.put(new Owner(grant.gate().gateKey(), thread), new Bound(grant));
+		this.holds.put(new Owner(held.gateKey(), held.ownerThread()), new Bound(held));
 	}
 
 	/**
 	 * Unbind a grant whose outermost hold was released; does nothing for a grant no thread owns.
 	 */
-	void unbind(Grant grant) {
-		Thread thread = grant.ownerThread();
+	void unbind(HeldGrant held) {
+		Thread thread = held.ownerThread();
 		if (thread == null) {
 			return;
 		}
-		Owner owner = new Owner(grant.gate().gateKey(), thread);
-		if (grant.gate().mode() != LockMode.FAIR) {
-			this.holds.computeIfPresent(owner, (key, bound) -> (bound.grant() == grant) ? null : bound);
+		Owner owner = new Owner(held.gateKey(), thread);
+		if (held.grant().mode() != LockMode.FAIR) {
+			this.holds.computeIfPresent(owner, (key, bound) -> (bound.held() == held) ? null : bound);
 			return;
 		}
 		Bound bound = this.holds.get(owner);
-		if (bound != null && bound.grant() == grant && this.holds.remove(owner, bound)) {
+		if (bound != null && bound.held() == held && this.holds.remove(owner, bound)) {
 			this.fairBound.decrementAndGet();
 		}
 	}
@@ -79,20 +80,24 @@ final class ThreadHolds {
 	 */
 	static final class Bound {
 
-		private final Grant grant;
+		private final HeldGrant held;
 
 		/** Sized for the usual single hold; it grows on re-entry. */
-		private final Deque<HeldLease> lockHolds = new ArrayDeque<>(1);
+		private final Deque<LockLease> lockHolds = new ArrayDeque<>(1);
 
-		Bound(Grant grant) {
-			this.grant = grant;
+		Bound(HeldGrant held) {
+			this.held = held;
+		}
+
+		HeldGrant held() {
+			return this.held;
 		}
 
 		Grant grant() {
-			return this.grant;
+			return this.held.grant();
 		}
 
-		Deque<HeldLease> lockHolds() {
+		Deque<LockLease> lockHolds() {
 			return this.lockHolds;
 		}
 

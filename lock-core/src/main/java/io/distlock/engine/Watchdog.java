@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -63,7 +64,10 @@ final class Watchdog implements AutoCloseable {
 
 	private final ExecutorService renewalIo;
 
-	private final Set<Grant> renewable = ConcurrentHashMap.newKeySet();
+	private final Set<HeldGrant> renewable = ConcurrentHashMap.newKeySet();
+
+	/** The armed deadline check of each grant that has one. */
+	private final ConcurrentMap<HeldGrant, ScheduledFuture<?>> deadlineChecks = new ConcurrentHashMap<>();
 
 	private final AtomicBoolean renewing = new AtomicBoolean();
 
@@ -93,28 +97,29 @@ final class Watchdog implements AutoCloseable {
 	 * that grants released sooner (most of them) never touch the timer; any other grant's
 	 * deadline is checked from now on.
 	 */
-	void watch(Grant grant) {
+	void watch(HeldGrant held) {
+		Grant grant = held.grant();
 		if (!isRunning()) {
 			// The registry closed while the grant was on its way, and close() may have told the
 			// holders it found before this grant took its gate: nothing renews or checks it now,
 			// so its holder is told at once. Read after the grant took its gate, so that either
 			// close() finds it there or this finds the timer stopped.
-			this.lossHandler.lost(grant, "its registry was closed while it was granted");
+			this.lossHandler.lost(held, "its registry was closed while it was granted");
 			return;
 		}
 		try {
 			if (grant.renewable()) {
-				this.renewable.add(grant);
+				this.renewable.add(held);
 				startTicking();
 			}
 			if (!grant.renewable() || grant.validUntilNanos() - grant.nextRenewalNanos() <= 2 * this.tickNanos) {
-				scheduleDeadlineCheck(grant, grant.remainingNanos());
+				scheduleDeadlineCheck(held, grant.remainingNanos());
 			}
 		}
 		catch (RejectedExecutionException ex) {
 			// close() stopped the timer between the check above and the scheduling.
-			this.renewable.remove(grant);
-			this.lossHandler.lost(grant, "its registry was closed while it was granted");
+			this.renewable.remove(held);
+			this.lossHandler.lost(held, "its registry was closed while it was granted");
 		}
 	}
 
@@ -122,9 +127,9 @@ final class Watchdog implements AutoCloseable {
 	 * Stop watching a grant that is being released. A renewal already on its way may still
 	 * reach the store; it compares the owner and the grant's state, so it changes nothing.
 	 */
-	void unwatch(Grant grant) {
-		this.renewable.remove(grant);
-		ScheduledFuture<?> check = grant.deadlineCheck();
+	void unwatch(HeldGrant held) {
+		this.renewable.remove(held);
+		ScheduledFuture<?> check = this.deadlineChecks.remove(held);
 		if (check != null) {
 			check.cancel(false);
 		}
@@ -157,20 +162,21 @@ final class Watchdog implements AutoCloseable {
 	 * @throws io.distlock.core.LockLostException if the old deadline passed while the extension
 	 * was on its way (the loss was signalled then)
 	 */
-	void extended(Grant grant, Duration leaseTime, long sentNanos) {
+	void extended(HeldGrant held, Duration leaseTime, long sentNanos) {
+		Grant grant = held.grant();
 		if (!grant.isActive()) {
 			throw grant.lostException();
 		}
 		grant.extended(sentNanos + leaseTime.toNanos() - this.settings.driftMarginOf(leaseTime).toNanos());
-		unwatch(grant);
-		scheduleDeadlineCheck(grant, grant.remainingNanos());
+		unwatch(held);
+		scheduleDeadlineCheck(held, grant.remainingNanos());
 	}
 
 	/**
 	 * Declare lost a grant whose extension the store refused.
 	 */
-	void extensionRefused(Grant grant) {
-		this.lossHandler.lost(grant, "its extension was refused: the key expired, was deleted or belongs to"
+	void extensionRefused(HeldGrant held) {
+		this.lossHandler.lost(held, "its extension was refused: the key expired, was deleted or belongs to"
 				+ " another holder");
 	}
 
@@ -195,22 +201,26 @@ final class Watchdog implements AutoCloseable {
 		return this.renewable.size();
 	}
 
-	private void scheduleDeadlineCheck(Grant grant, long delayNanos) {
-		grant.deadlineCheck(this.timer.schedule(() -> checkDeadline(grant), Math.max(0, delayNanos),
-				TimeUnit.NANOSECONDS));
+	private void scheduleDeadlineCheck(HeldGrant held, long delayNanos) {
+		this.deadlineChecks.put(held,
+				this.timer.schedule(() -> checkDeadline(held), Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
 	}
 
-	private void checkDeadline(Grant grant) {
+	private void checkDeadline(HeldGrant held) {
+		Grant grant = held.grant();
 		if (!grant.isActive()) {
+			// Released or lost since: a check a release raced with leaves no entry behind.
+			this.deadlineChecks.remove(held);
 			return;
 		}
 		long remaining = grant.remainingNanos();
 		if (remaining > 0) {
-			scheduleDeadlineCheck(grant, remaining);
+			scheduleDeadlineCheck(held, remaining);
 			return;
 		}
-		this.renewable.remove(grant);
-		this.lossHandler.lost(grant, grant.renewable()
+		this.deadlineChecks.remove(held);
+		this.renewable.remove(held);
+		this.lossHandler.lost(held, grant.renewable()
 				? "no renewal succeeded before its validity deadline (the store was unreachable or too slow)"
 				: "its fixed lease of " + grant.leaseTime().toMillis() + "ms expired before it was released");
 	}
@@ -227,15 +237,16 @@ final class Watchdog implements AutoCloseable {
 			return;
 		}
 		long horizon = System.nanoTime() + this.tickNanos;
-		List<Grant> due = new ArrayList<>();
-		for (Grant grant : this.renewable) {
+		List<HeldGrant> due = new ArrayList<>();
+		for (HeldGrant held : this.renewable) {
+			Grant grant = held.grant();
 			if (grant.isActive() && grant.nextRenewalNanos() - horizon <= 0) {
-				if (grant.deadlineCheck() == null) {
+				if (!this.deadlineChecks.containsKey(held)) {
 					// Armed even while a previous batch hangs: the deadline is what tells the
 					// holder then.
-					scheduleDeadlineCheck(grant, grant.remainingNanos());
+					scheduleDeadlineCheck(held, grant.remainingNanos());
 				}
-				due.add(grant);
+				due.add(held);
 			}
 		}
 		if (due.isEmpty() || !this.renewing.compareAndSet(false, true)) {
@@ -252,7 +263,7 @@ final class Watchdog implements AutoCloseable {
 		}
 	}
 
-	private void renewAll(List<Grant> due) {
+	private void renewAll(List<HeldGrant> due) {
 		try {
 			for (int from = 0; from < due.size(); from += MAX_BATCH_SIZE) {
 				renew(due.subList(from, Math.min(due.size(), from + MAX_BATCH_SIZE)));
@@ -263,18 +274,16 @@ final class Watchdog implements AutoCloseable {
 		}
 	}
 
-	private void renew(List<Grant> batch) {
+	private void renew(List<HeldGrant> batch) {
 		List<LockStore.HeldKey> keys = new ArrayList<>(batch.size());
-		for (Grant grant : batch) {
-			keys.add(grant.heldKey());
-		}
-		long sentNanos = System.nanoTime();
-		long earliestDeadline = batch.get(0).validUntilNanos();
-		for (Grant grant : batch) {
-			if (grant.validUntilNanos() - earliestDeadline < 0) {
-				earliestDeadline = grant.validUntilNanos();
+		long earliestDeadline = batch.get(0).grant().validUntilNanos();
+		for (HeldGrant held : batch) {
+			keys.add(held.grant().heldKey());
+			if (held.grant().validUntilNanos() - earliestDeadline < 0) {
+				earliestDeadline = held.grant().validUntilNanos();
 			}
 		}
+		long sentNanos = System.nanoTime();
 		boolean[] renewed;
 		try {
 			// Waits no longer than the first deadline of the batch: a hung store must not hold up
@@ -286,7 +295,7 @@ final class Watchdog implements AutoCloseable {
 			// Some grants undecided, the others renewed: an undecided grant must not keep the
 			// renewed ones of its batch from counting, or they would be lost at their deadline.
 			boolean[] decided = ex.renewed();
-			List<Grant> undecided = new ArrayList<>();
+			List<HeldGrant> undecided = new ArrayList<>();
 			for (int i = 0; i < batch.size(); i++) {
 				if (decided[i]) {
 					renewed(batch.get(i), sentNanos);
@@ -303,22 +312,23 @@ final class Watchdog implements AutoCloseable {
 			return;
 		}
 		for (int i = 0; i < batch.size(); i++) {
-			Grant grant = batch.get(i);
+			HeldGrant held = batch.get(i);
 			if (renewed[i]) {
-				renewed(grant, sentNanos);
+				renewed(held, sentNanos);
 			}
-			else if (grant.isActive()) {
-				this.renewable.remove(grant);
-				this.lossHandler.lost(grant,
+			else if (held.grant().isActive()) {
+				this.renewable.remove(held);
+				this.lossHandler.lost(held,
 						"its renewal was refused: the key expired, was deleted or belongs to another holder");
 			}
 		}
 	}
 
-	private void renewed(Grant grant, long sentNanos) {
+	private void renewed(HeldGrant held, long sentNanos) {
+		Grant grant = held.grant();
 		grant.renewed(sentNanos + this.leaseNanos - this.driftNanos, sentNanos + this.renewalNanos);
 		if (grant.isActive()) {
-			this.listener.onRenewed(grant.primaryLease());
+			this.listener.onRenewed(held.lease());
 		}
 	}
 
@@ -326,10 +336,10 @@ final class Watchdog implements AutoCloseable {
 	 * Degraded path: the grants stay due and are retried on the next tick until their validity
 	 * deadline, where the timer declares them lost.
 	 */
-	private void renewalFailed(List<Grant> grants, RuntimeException ex) {
+	private void renewalFailed(List<HeldGrant> grants, RuntimeException ex) {
 		logger.warn("Could not renew " + grants.size() + " lock(s); retrying until their validity deadline", ex);
-		for (Grant grant : grants) {
-			this.listener.onRenewalFailed(grant.primaryLease(), ex);
+		for (HeldGrant held : grants) {
+			this.listener.onRenewalFailed(held.lease(), ex);
 		}
 	}
 
@@ -342,6 +352,7 @@ final class Watchdog implements AutoCloseable {
 		this.timer.shutdownNow();
 		this.renewalIo.shutdownNow();
 		this.renewable.clear();
+		this.deadlineChecks.clear();
 	}
 
 	/**
@@ -350,7 +361,7 @@ final class Watchdog implements AutoCloseable {
 	@FunctionalInterface
 	interface LossHandler {
 
-		void lost(Grant grant, String reason);
+		void lost(HeldGrant held, String reason);
 
 	}
 

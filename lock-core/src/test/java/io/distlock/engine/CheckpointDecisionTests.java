@@ -112,7 +112,7 @@ class CheckpointDecisionTests {
 				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD, null);
 		long now = System.nanoTime();
 		return new Grant(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(),
-				now + Duration.ofSeconds(10).toNanos(), this.gate);
+				now + Duration.ofSeconds(10).toNanos());
 	}
 
 }

@@ -79,7 +79,7 @@ class GateTests {
 		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
 				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD, null);
 		Grant grant = new Grant(request, "owner", 7, Duration.ofSeconds(30), System.nanoTime(),
-				System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime(), this.gate);
+				System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime());
 		this.gate.tryEnter();
 		assertThat(this.gate.pickForHandOff(grant)).as("nobody waits").isSameAs(Gate.Successor.NONE);
 
@@ -134,8 +134,7 @@ class GateTests {
 		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
 				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD, null);
 		long now = System.nanoTime();
-		return new Grant(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(), now,
-				this.gate);
+		return new Grant(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(), now);
 	}
 
 	@Test
