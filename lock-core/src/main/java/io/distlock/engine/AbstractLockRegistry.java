@@ -51,7 +51,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private final KeyGates gates = new KeyGates();
 
-	private final ThreadHolds threadHolds = new ThreadHolds();
+	private final ThreadHolds threadHolds;
 
 	private final Watchdog watchdog;
 
@@ -87,13 +87,14 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 				Continuations.engineThreads("distlock-wait-" + settings.instanceId()));
 		this.waits.setRemoveOnCancelPolicy(true);
 		this.deadlines = new CallDeadlines(this.waits);
-		GrantReleaser releaser = new GrantReleaser(store, settings, listener, this.gates, this.threadHolds, this.watchdog,
-				this.loss, handoff, this.deadlines);
+		GrantReleaser releaser = new GrantReleaser(store, settings, listener, this.gates, this::unbindThread,
+				this.watchdog, this.loss, handoff, this.deadlines);
 		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines, this.continuations);
 		this.acquirer = new GrantAcquirer(new RegistryParts(this.upkeep, store, settings, this.gates, handoff,
 				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.waits, this.deadlines,
 				this.continuations),
-				listener, this.threadHolds);
+				listener);
+		this.threadHolds = new ThreadHolds(this.acquirer, this.gates, settings);
 	}
 
 	/**
@@ -106,19 +107,19 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	@Override
 	public DistLock obtain(String key) {
-		return new RegistryLock(this, LockMode.EXCLUSIVE, usableKey(key));
+		return new RegistryLock(this.threadHolds, LockMode.EXCLUSIVE, usableKey(key));
 	}
 
 	@Override
 	public DistLock obtainFair(String key) {
-		return new RegistryLock(this, LockMode.FAIR, usableKey(key));
+		return new RegistryLock(this.threadHolds, LockMode.FAIR, usableKey(key));
 	}
 
 	@Override
 	public DistReadWriteLock obtainReadWrite(String key) {
 		String usable = usableKey(key);
-		return new RegistryReadWriteLock(usable, new RegistryLock(this, LockMode.READ, usable),
-				new RegistryLock(this, LockMode.WRITE, usable));
+		return new RegistryReadWriteLock(usable, new RegistryLock(this.threadHolds, LockMode.READ, usable),
+				new RegistryLock(this.threadHolds, LockMode.WRITE, usable));
 	}
 
 	@Override
@@ -330,103 +331,19 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		}
 	}
 
-	// ---- used by RegistryLock and HeldLease
-
-	boolean lockForThread(LockMode mode, String key, long waitNanos, HoldRequest.Waiter waiter)
-			throws InterruptedException {
-		return lockForThread(mode, key, waitNanos, null, waiter);
-	}
-
 	/**
-	 * Take a hold for the calling thread through its {@link DistLock} view.
-	 * @param fixedLease the fixed lease, or {@code null} for the watchdog
-	 * @param waiter whether an interrupt ends the wait
+	 * Forget the thread that owned a grant whose outermost hold was released: a release ends
+	 * long after the constructor made the thread holds, which need the acquirer, which needs the
+	 * releaser.
 	 */
-	boolean lockForThread(LockMode mode, String key, long waitNanos, Duration fixedLease, HoldRequest.Waiter waiter)
-			throws InterruptedException {
-		if (fixedLease != null) {
-			this.settings.requireGrantable(fixedLease, "leaseTime");
-		}
-		if (waiter == HoldRequest.Waiter.INTERRUPTIBLE_THREAD && Thread.interrupted()) {
-			// As ReentrantLock: an interruptible acquisition by an interrupted thread does not start.
-			throw new InterruptedException();
-		}
-		ThreadHolds.Bound own = ownBinding(mode, key);
-		if (own != null && own.grant().isLost() && own.grant().holds().get() > 0
-				&& waitNanos != HoldRequest.WAIT_FOREVER) {
-			// tryLock: the thread's own lost hold keeps the lock from it until it unlocks that hold
-			// (one another thread released already keeps nothing: that is a new acquisition),
-			// so no wait could end otherwise; "not acquired" is the answer the Lock contract has
-			// for that. The loss itself is still told by onLost and by unlock() of the lost hold.
-			return false;
-		}
-		LockLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease,
-				HoldRequest.Holder.THREAD, waiter, null));
-		if (lease == null) {
-			return false;
-		}
-		ownBinding(mode, key).lockHolds().addLast(lease);
-		LockContext.bind(lease);
-		return true;
+	private void unbindThread(HeldGrant held) {
+		this.threadHolds.unbind(held);
 	}
 
-	void unlockForThread(LockMode mode, String key) {
-		ThreadHolds.Bound own = ownBinding(mode, key);
-		if (own == null) {
-			unbindReleasedElsewhere(mode, key);
-			throw new IllegalMonitorStateException(
-					"Cannot unlock lock for key '" + key + "': it is not held by the current thread");
-		}
-		LockLease lease = own.lockHolds().pollLast();
-		if (lease == null) {
-			throw new IllegalMonitorStateException("Cannot unlock lock for key '" + key
-					+ "': the current thread holds it through a LockLease; release that lease instead");
-		}
-		LockContext.unbind(lease);
-		lease.release();
-	}
-
-	/**
-	 * Unbind from the calling thread's {@link LockContext} the leases of its holds of this lock
-	 * that another thread released: no thread can reach another's context, so they leave it
-	 * when their own thread unlocks. Left there, {@code LockContext.current()} would give later
-	 * code their stale token, and {@code LockedTransactionGuard} would roll back the thread's
-	 * later transactions as if a lock had been lost.
-	 */
-	private void unbindReleasedElsewhere(LockMode mode, String key) {
-		Thread current = Thread.currentThread();
-		String gateKey = KeyGates.gateKey(mode, key, current, 0);
-		for (LockLease bound : LockContext.all()) {
-			if (bound instanceof HeldLease lease && lease.isReleased() && lease.held().ownerThread() == current
-					&& lease.held().gateKey().equals(gateKey)) {
-				LockContext.unbind(lease);
-			}
-		}
-	}
-
-	boolean isHeldByCurrentThread(LockMode mode, String key) {
-		ThreadHolds.Bound own = ownBinding(mode, key);
-		return own != null && own.grant().isValid();
-	}
-
-	LockLease currentThreadLease(LockMode mode, String key) {
-		ThreadHolds.Bound own = ownBinding(mode, key);
-		if (own == null) {
-			throw new IllegalMonitorStateException("Lock for key '" + key + "' is not held by the current thread");
-		}
-		LockLease innermost = own.lockHolds().peekLast();
-		return (innermost != null) ? innermost : own.held().lease();
-	}
-
-	void requireOpen() {
+	private void requireOpen() {
 		if (this.closed) {
 			throw new IllegalStateException("Lock registry is closed");
 		}
-	}
-
-	private ThreadHolds.Bound ownBinding(LockMode mode, String key) {
-		Thread current = Thread.currentThread();
-		return this.threadHolds.find(KeyGates.gateKey(mode, key, current, 0), current);
 	}
 
 	/**
@@ -471,7 +388,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private HeldLease hold(HoldRequest request) throws InterruptedException {
 		requireOpen();
-		return this.acquirer.hold(request);
+		return request.ownedByThread() ? this.threadHolds.hold(request) : this.acquirer.hold(request);
 	}
 
 	private static void releaseAfterFailure(LockLease lease, Throwable failure) {

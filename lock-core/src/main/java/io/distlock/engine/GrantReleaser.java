@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -45,18 +46,19 @@ final class GrantReleaser {
 
 	private final LocalHandoff handoff;
 
-	private final ThreadHolds threadHolds;
+	/** Forgets which thread owned a grant whose outermost hold was released. */
+	private final Consumer<HeldGrant> unbind;
 
 	private final CallDeadlines deadlines;
 
 	private final RegistrySettings settings;
 
 	GrantReleaser(LockStore store, RegistrySettings settings, LockListener listener, KeyGates gates,
-			ThreadHolds threadHolds, Watchdog watchdog, LossSignal loss, LocalHandoff handoff, CallDeadlines deadlines) {
+			Consumer<HeldGrant> unbind, Watchdog watchdog, LossSignal loss, LocalHandoff handoff, CallDeadlines deadlines) {
 		this.settings = settings;
 		this.deadlines = deadlines;
 		this.store = store;
-		this.threadHolds = threadHolds;
+		this.unbind = unbind;
 		this.handoff = handoff;
 		this.listener = listener;
 		this.gates = gates;
@@ -282,7 +284,7 @@ final class GrantReleaser {
 				outcome = ReleaseOutcome.LOST;
 			}
 			Duration heldFor = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
-			this.threadHolds.unbind(held);
+			this.unbind.accept(held);
 			if (logger.isDebugEnabled()) {
 				logger.debug("Released lock for key '" + grant.key() + "' after " + heldFor.toMillis() + "ms: " + outcome);
 			}
@@ -317,7 +319,7 @@ final class GrantReleaser {
 		Grant grant = held.grant();
 		try {
 			grant.finishRelease();
-			this.threadHolds.unbind(held);
+			this.unbind.accept(held);
 			// The picked waiter holds a reference to the gate of its own: it stays in the map.
 			this.gates.release(gate);
 			if (logger.isDebugEnabled()) {

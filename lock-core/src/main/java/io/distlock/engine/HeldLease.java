@@ -62,16 +62,21 @@ final class HeldLease implements LockLease {
 		this.continuations = continuations;
 	}
 
-	/**
-	 * Create one more hold of a grant held already, for a re-entry that counted it already.
-	 * @param gate the gate the hold occupies, one reference of which it keeps until it is released
-	 */
-	HeldLease(HeldGrant held, Gate gate, GrantReleaser releaser, LeaseUpkeep upkeep, Continuations continuations) {
-		this.held = held;
+	private HeldLease(HeldLease first, Gate gate) {
+		this.held = first.held;
 		this.gate = gate;
-		this.releaser = releaser;
-		this.upkeep = upkeep;
-		this.continuations = continuations;
+		this.releaser = first.releaser;
+		this.upkeep = first.upkeep;
+		this.continuations = first.continuations;
+	}
+
+	/**
+	 * Return one more hold of this lease's grant, for a re-entry that counted it already.
+	 * @param gate the gate the new hold occupies, one reference of which it keeps until it is
+	 * released
+	 */
+	HeldLease reentered(Gate gate) {
+		return new HeldLease(this, gate);
 	}
 
 	HeldGrant held() {

@@ -77,6 +77,10 @@ final class PendingHold {
 		this.leaseTime = (request.fixedLease() != null) ? request.fixedLease() : parts.settings().leaseTime();
 	}
 
+	HoldRequest request() {
+		return this.request;
+	}
+
 	CompletableFuture<HeldLease> result() {
 		return this.result;
 	}

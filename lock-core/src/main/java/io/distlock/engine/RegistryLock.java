@@ -14,14 +14,14 @@ import io.distlock.store.LockMode;
  */
 final class RegistryLock implements DistLock {
 
-	private final AbstractLockRegistry registry;
+	private final ThreadHolds holds;
 
 	private final LockMode mode;
 
 	private final String key;
 
-	RegistryLock(AbstractLockRegistry registry, LockMode mode, String key) {
-		this.registry = registry;
+	RegistryLock(ThreadHolds holds, LockMode mode, String key) {
+		this.holds = holds;
 		this.mode = mode;
 		this.key = key;
 	}
@@ -34,7 +34,7 @@ final class RegistryLock implements DistLock {
 	@Override
 	public void lock() {
 		try {
-			this.registry.lockForThread(this.mode, this.key, HoldRequest.WAIT_FOREVER,
+			this.holds.lock(this.mode, this.key, HoldRequest.WAIT_FOREVER, null,
 					HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
 		}
 		catch (InterruptedException ex) {
@@ -46,15 +46,14 @@ final class RegistryLock implements DistLock {
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		this.registry.lockForThread(this.mode, this.key, HoldRequest.WAIT_FOREVER,
+		this.holds.lock(this.mode, this.key, HoldRequest.WAIT_FOREVER, null,
 				HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
 	}
 
 	@Override
 	public boolean tryLock() {
 		try {
-			return this.registry.lockForThread(this.mode, this.key, 0,
-					HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
+			return this.holds.lock(this.mode, this.key, 0, null, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -67,7 +66,7 @@ final class RegistryLock implements DistLock {
 		if (waitTime.isNegative()) {
 			waitTime = Duration.ZERO;
 		}
-		return this.registry.lockForThread(this.mode, this.key, HoldRequest.waitNanos(waitTime),
+		return this.holds.lock(this.mode, this.key, HoldRequest.waitNanos(waitTime), null,
 				HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
 	}
 
@@ -77,23 +76,23 @@ final class RegistryLock implements DistLock {
 			waitTime = Duration.ZERO;
 		}
 		Objects.requireNonNull(leaseTime, "leaseTime must not be null");
-		return this.registry.lockForThread(this.mode, this.key, HoldRequest.waitNanos(waitTime), leaseTime,
+		return this.holds.lock(this.mode, this.key, HoldRequest.waitNanos(waitTime), leaseTime,
 				HoldRequest.Waiter.INTERRUPTIBLE_THREAD);
 	}
 
 	@Override
 	public void unlock() {
-		this.registry.unlockForThread(this.mode, this.key);
+		this.holds.unlock(this.mode, this.key);
 	}
 
 	@Override
 	public boolean isHeldByCurrentThread() {
-		return this.registry.isHeldByCurrentThread(this.mode, this.key);
+		return this.holds.isHeldByCurrentThread(this.mode, this.key);
 	}
 
 	@Override
 	public LockLease lease() {
-		return this.registry.currentThreadLease(this.mode, this.key);
+		return this.holds.currentLease(this.mode, this.key);
 	}
 
 	/**
@@ -102,13 +101,13 @@ final class RegistryLock implements DistLock {
 	 */
 	@Override
 	public boolean equals(Object other) {
-		return this == other || (other instanceof RegistryLock that && this.registry == that.registry
+		return this == other || (other instanceof RegistryLock that && this.holds == that.holds
 				&& this.mode == that.mode && this.key.equals(that.key));
 	}
 
 	@Override
 	public int hashCode() {
-		return 31 * (31 * System.identityHashCode(this.registry) + this.mode.hashCode()) + this.key.hashCode();
+		return 31 * (31 * System.identityHashCode(this.holds) + this.mode.hashCode()) + this.key.hashCode();
 	}
 
 	@Override

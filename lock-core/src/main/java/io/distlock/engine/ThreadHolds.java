@@ -1,20 +1,29 @@
 package io.distlock.engine;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.distlock.core.DistLock;
+import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
+import io.distlock.core.LockRequest;
 
 import io.distlock.store.LockMode;
 
 /**
- * Which thread owns which grant of a registry: what re-entry, {@code unlock()} and
- * {@code isHeldByCurrentThread()} look up. Kept apart from the local gates on purpose: a grant
- * that is lost leaves its gate at once, so that other threads of this process can take the key
- * again, but it stays bound to its thread until that thread releases it and is told of the loss.
+ * Thread ownership, in one place: which thread owns which grant of a registry, re-entry, the
+ * {@link DistLock} view's {@code lock()}, {@code unlock()}, {@code isHeldByCurrentThread()} and
+ * {@code lease()}, and the {@link LockContext} of the holds taken through it. A fresh grant is
+ * asked of the {@link GrantAcquirer} and bound here before its listener hears of it; a release
+ * unbinds it through {@link #unbind}.
+ * <p>
+ * Kept apart from the local gates on purpose: a grant that is lost leaves its gate at once, so
+ * that other threads of this process can take the key again, but it stays bound to its thread
+ * until that thread releases it and is told of the loss.
  */
 final class ThreadHolds {
 
@@ -23,21 +32,119 @@ final class ThreadHolds {
 	/** How many fair grants are bound, so that exclusive acquisitions skip a fair lookup. */
 	private final AtomicInteger fairBound = new AtomicInteger();
 
-	/**
-	 * Return what the given thread holds under a gate key, if anything.
-	 */
-	Bound find(String gateKey, Thread thread) {
-		return this.holds.get(new Owner(gateKey, thread));
+	private final GrantAcquirer acquirer;
+
+	private final KeyGates gates;
+
+	private final RegistrySettings settings;
+
+	ThreadHolds(GrantAcquirer acquirer, KeyGates gates, RegistrySettings settings) {
+		this.acquirer = acquirer;
+		this.gates = gates;
+		this.settings = settings;
 	}
 
 	/**
-	 * Bind a fresh grant to the thread that took it.
+	 * Take a hold for the calling thread through its {@link DistLock} view, and bind it to the
+	 * thread's {@link LockContext}.
+	 * @param fixedLease the fixed lease, or {@code null} for the watchdog
+	 * @param waiter whether an interrupt ends the wait
+	 * @return whether the hold was taken within the wait
 	 */
-	void bind(HeldGrant held) {
-		if (held.grant().mode() == LockMode.FAIR) {
-			this.fairBound.incrementAndGet();
+	boolean lock(LockMode mode, String key, long waitNanos, Duration fixedLease, HoldRequest.Waiter waiter)
+			throws InterruptedException {
+		if (fixedLease != null) {
+			this.settings.requireGrantable(fixedLease, "leaseTime");
 		}
-		this.holds.put(new Owner(held.gateKey(), held.ownerThread()), new Bound(held));
+		if (waiter == HoldRequest.Waiter.INTERRUPTIBLE_THREAD && Thread.interrupted()) {
+			// As ReentrantLock: an interruptible acquisition by an interrupted thread does not start.
+			throw new InterruptedException();
+		}
+		Bound own = ownBinding(mode, key);
+		if (own != null && own.grant().isLost() && own.grant().holds().get() > 0
+				&& waitNanos != HoldRequest.WAIT_FOREVER) {
+			// tryLock: the thread's own lost hold keeps the lock from it until it unlocks that hold
+			// (one another thread released already keeps nothing: that is a new acquisition),
+			// so no wait could end otherwise; "not acquired" is the answer the Lock contract has
+			// for that. The loss itself is still told by onLost and by unlock() of the lost hold.
+			return false;
+		}
+		HeldLease lease = hold(new HoldRequest(mode, key, LockRequest.DEFAULT_NAME, waitNanos, fixedLease,
+				HoldRequest.Holder.THREAD, waiter, null));
+		if (lease == null) {
+			return false;
+		}
+		ownBinding(mode, key).lockHolds().addLast(lease);
+		LockContext.bind(lease);
+		return true;
+	}
+
+	/**
+	 * Release the innermost hold the calling thread took through its {@link DistLock} view.
+	 * @throws IllegalMonitorStateException if the thread holds none
+	 */
+	void unlock(LockMode mode, String key) {
+		Bound own = ownBinding(mode, key);
+		if (own == null) {
+			unbindReleasedElsewhere(mode, key);
+			throw new IllegalMonitorStateException(
+					"Cannot unlock lock for key '" + key + "': it is not held by the current thread");
+		}
+		HeldLease lease = own.lockHolds().pollLast();
+		if (lease == null) {
+			throw new IllegalMonitorStateException("Cannot unlock lock for key '" + key
+					+ "': the current thread holds it through a LockLease; release that lease instead");
+		}
+		LockContext.unbind(lease);
+		lease.release();
+	}
+
+	boolean isHeldByCurrentThread(LockMode mode, String key) {
+		Bound own = ownBinding(mode, key);
+		return own != null && own.grant().isValid();
+	}
+
+	/**
+	 * Return the lease of the calling thread's innermost hold, or of its grant when it holds it
+	 * through a {@link LockLease} only.
+	 * @throws IllegalMonitorStateException if the thread holds nothing under the key
+	 */
+	LockLease currentLease(LockMode mode, String key) {
+		Bound own = ownBinding(mode, key);
+		if (own == null) {
+			throw new IllegalMonitorStateException("Lock for key '" + key + "' is not held by the current thread");
+		}
+		HeldLease innermost = own.lockHolds().peekLast();
+		return (innermost != null) ? innermost : own.first();
+	}
+
+	/**
+	 * Take one hold owned by the calling thread, waiting for it on this thread: re-enter the grant
+	 * the thread holds under the key, or refuse a request that would wait for the thread's own
+	 * hold, or ask the acquirer for a fresh grant and bind it.
+	 * @return the hold, or {@code null} if the key stayed taken for the whole wait
+	 */
+	HeldLease hold(HoldRequest request) throws InterruptedException {
+		this.acquirer.requireOpen();
+		Thread current = Thread.currentThread();
+		String gateKey = KeyGates.gateKey(request.mode(), request.key(), current, 0);
+		// Every hold keeps a reference to its gate, re-entered ones too, until it is released.
+		Gate gate = this.gates.retain(gateKey, request.key(), request.mode());
+		String writeOwner;
+		try {
+			Bound own = find(gateKey, current);
+			HeldLease reentered = (own != null) ? reenter(own, gate) : null;
+			if (reentered != null) {
+				return reentered;
+			}
+			refuseWaitingForItself(request, current);
+			writeOwner = heldWriteOwner(request, current);
+		}
+		catch (RuntimeException ex) {
+			this.gates.release(gate);
+			throw ex;
+		}
+		return this.acquirer.hold(request, gate, current, writeOwner, this::bind);
 	}
 
 	/**
@@ -59,15 +166,116 @@ final class ThreadHolds {
 		}
 	}
 
-	/**
-	 * Return whether any thread has a fair grant bound.
-	 */
-	boolean anyFair() {
-		return this.fairBound.get() > 0;
-	}
-
 	int size() {
 		return this.holds.size();
+	}
+
+	private void bind(HeldLease first) {
+		HeldGrant held = first.held();
+		if (held.grant().mode() == LockMode.FAIR) {
+			this.fairBound.incrementAndGet();
+		}
+		this.holds.put(new Owner(held.gateKey(), held.ownerThread()), new Bound(first));
+	}
+
+	private Bound find(String gateKey, Thread thread) {
+		return this.holds.get(new Owner(gateKey, thread));
+	}
+
+	private Bound ownBinding(LockMode mode, String key) {
+		Thread current = Thread.currentThread();
+		return find(KeyGates.gateKey(mode, key, current, 0), current);
+	}
+
+	/**
+	 * Re-enter a grant the calling thread owns. A lost one is not re-entered: the outer hold is no
+	 * longer protected, and taking a fresh grant underneath it would hide that. Nor is one whose
+	 * last hold was released already, by another thread, whose release is still on its way: it
+	 * is no longer held, so the caller acquires the key afresh, behind that release.
+	 * @return the new hold, or {@code null} if the grant's holds are all released
+	 */
+	private static HeldLease reenter(Bound own, Gate gate) {
+		Grant grant = own.grant();
+		AtomicInteger holds = grant.holds();
+		int count;
+		do {
+			count = holds.get();
+			if (count == 0) {
+				// Never from zero: the release that took it there hands over or deletes the grant.
+				return null;
+			}
+			if (grant.isLost()) {
+				throw grant.lostException();
+			}
+		}
+		while (!holds.compareAndSet(count, count + 1));
+		return own.first().reentered(gate);
+	}
+
+	/**
+	 * Unbind from the calling thread's {@link LockContext} the leases of its holds of this lock
+	 * that another thread released: no thread can reach another's context, so they leave it
+	 * when their own thread unlocks. Left there, {@code LockContext.current()} would give later
+	 * code their stale token, and {@code LockedTransactionGuard} would roll back the thread's
+	 * later transactions as if a lock had been lost.
+	 */
+	private static void unbindReleasedElsewhere(LockMode mode, String key) {
+		Thread current = Thread.currentThread();
+		String gateKey = KeyGates.gateKey(mode, key, current, 0);
+		for (LockLease bound : LockContext.all()) {
+			if (bound instanceof HeldLease lease && lease.isReleased() && lease.held().ownerThread() == current
+					&& lease.held().gateKey().equals(gateKey)) {
+				LockContext.unbind(lease);
+			}
+		}
+	}
+
+	/**
+	 * Refuse at once an exclusive lock asked for by a thread that holds the fair lock of the same
+	 * key, and the other way round: both are one lock in the store, whose local gates and thread
+	 * holds are apart, so the request would wait for the thread's own hold until its wait time,
+	 * or for ever.
+	 */
+	private void refuseWaitingForItself(HoldRequest request, Thread current) {
+		LockMode held = switch (request.mode()) {
+			// Most registries never bind a fair grant: no lookup on the exclusive path then.
+			case EXCLUSIVE -> (this.fairBound.get() > 0) ? LockMode.FAIR : null;
+			case FAIR -> LockMode.EXCLUSIVE;
+			case READ, WRITE -> null;
+		};
+		if (held == null) {
+			return;
+		}
+		Bound own = find(KeyGates.gateKey(held, request.key(), current, 0), current);
+		if (own != null && own.grant().isActive()) {
+			throw new IllegalMonitorStateException("Cannot take the " + kind(request.mode()) + " lock for key '"
+					+ request.key() + "' while the current thread holds its " + kind(held)
+					+ " lock: both are one lock in the store, so it would wait for itself. Use the lock the thread"
+					+ " holds");
+		}
+	}
+
+	private static String kind(LockMode mode) {
+		return (mode == LockMode.FAIR) ? "fair" : "exclusive";
+	}
+
+	/**
+	 * Return the owner of the write lock the calling thread holds on the key it asks a read lock
+	 * for (a downgrade), or {@code null}; refuse at once a write lock asked for by a thread that
+	 * holds the read lock (an upgrade would wait for itself forever).
+	 */
+	private String heldWriteOwner(HoldRequest request, Thread current) {
+		if (request.mode() == LockMode.WRITE
+				&& find(KeyGates.gateKey(LockMode.READ, request.key(), current, 0), current) != null) {
+			throw new IllegalMonitorStateException("Cannot take the write lock for key '" + request.key()
+					+ "' while the current thread holds its read lock: an upgrade would wait for the thread's own"
+					+ " read lock forever. Release the read lock first");
+		}
+		if (request.mode() != LockMode.READ) {
+			return null;
+		}
+		Bound write = find(KeyGates.gateKey(LockMode.WRITE, request.key(), current, 0), current);
+		return (write != null && write.grant().isActive()) ? write.grant().owner() : null;
 	}
 
 	/** One thread's claim on one gate key. Threads compare by identity. */
@@ -75,29 +283,33 @@ final class ThreadHolds {
 	}
 
 	/**
-	 * A grant bound to its thread, with the holds that thread took through {@code DistLock.lock()}
-	 * (touched only by that thread).
+	 * A grant bound to its thread: its first hold, and the holds that thread took through
+	 * {@code DistLock.lock()} (touched only by that thread).
 	 */
-	static final class Bound {
+	private static final class Bound {
 
-		private final HeldGrant held;
+		private final HeldLease first;
 
 		/** Sized for the usual single hold; it grows on re-entry. */
-		private final Deque<LockLease> lockHolds = new ArrayDeque<>(1);
+		private final Deque<HeldLease> lockHolds = new ArrayDeque<>(1);
 
-		Bound(HeldGrant held) {
-			this.held = held;
+		Bound(HeldLease first) {
+			this.first = first;
+		}
+
+		HeldLease first() {
+			return this.first;
 		}
 
 		HeldGrant held() {
-			return this.held;
+			return this.first.held();
 		}
 
 		Grant grant() {
-			return this.held.grant();
+			return this.first.grant();
 		}
 
-		Deque<LockLease> lockHolds() {
+		Deque<HeldLease> lockHolds() {
 			return this.lockHolds;
 		}
 
