@@ -1,0 +1,11 @@
+package io.distlock.engine.cycle;
+
+/**
+ * One half of a deliberate type-reference cycle, the negative control of
+ * {@code EngineStructureTests}.
+ */
+public final class Answer {
+
+	Question question;
+
+}
