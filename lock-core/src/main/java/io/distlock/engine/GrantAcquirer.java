@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -52,9 +51,12 @@ final class GrantAcquirer {
 		long holdId = this.sequence.incrementAndGet();
 		Gate gate = this.parts.gates().retain(KeyGates.gateKey(request.mode(), request.key(), null, holdId),
 				request.key(), request.mode());
-		return await(new PendingHold(this.parts, request, gate, holdId, startNanos, null, null), startNanos,
-				(lease) -> {
-				});
+		HeldLease lease = await(new PendingHold(this.parts, request, gate, holdId, startNanos, null, null),
+				startNanos);
+		if (lease != null) {
+			acquired(lease, startNanos);
+		}
+		return lease;
 	}
 
 	/**
@@ -64,18 +66,25 @@ final class GrantAcquirer {
 	 * @param gate the gate of the thread's hold, retained by the caller; the hold keeps it
 	 * @param writeOwner the owner of the write lock the thread holds, for a downgrade, or
 	 * {@code null}
-	 * @param bind binds the hold to the thread before the listener hears of it
-	 * @return the hold, or {@code null} if the key stayed taken for the whole wait
+	 * @param startNanos when the caller started, for the listener
+	 * @return the hold, of which the caller tells the listener with {@link #acquired} once it
+	 * bound it, or {@code null} if the key stayed taken for the whole wait
 	 */
-	HeldLease hold(HoldRequest request, Gate gate, Thread owner, String writeOwner, Consumer<HeldLease> bind)
+	HeldLease hold(HoldRequest request, Gate gate, Thread owner, String writeOwner, long startNanos)
 			throws InterruptedException {
-		long startNanos = System.nanoTime();
 		return await(new PendingHold(this.parts, request, gate, this.sequence.incrementAndGet(), startNanos,
-				writeOwner, owner), startNanos, bind);
+				writeOwner, owner), startNanos);
 	}
 
-	private HeldLease await(PendingHold pending, long startNanos, Consumer<HeldLease> bind)
-			throws InterruptedException {
+	/**
+	 * Tell the listener of a fresh hold taken by {@link #hold(HoldRequest, Gate, Thread, String, long)}.
+	 */
+	void acquired(HeldLease lease, long startNanos) {
+		logAcquired(lease);
+		this.listener.onAcquired(lease, elapsed(startNanos));
+	}
+
+	private HeldLease await(PendingHold pending, long startNanos) throws InterruptedException {
 		HoldRequest request = pending.request();
 		this.listener.onAcquiring(request.name(), request.key());
 		HeldLease lease;
@@ -91,9 +100,6 @@ final class GrantAcquirer {
 			this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), null);
 			return null;
 		}
-		bind.accept(lease);
-		logAcquired(lease);
-		this.listener.onAcquired(lease, elapsed(startNanos));
 		return lease;
 	}
 

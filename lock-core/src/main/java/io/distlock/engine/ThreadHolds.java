@@ -125,6 +125,7 @@ final class ThreadHolds {
 	 * @return the hold, or {@code null} if the key stayed taken for the whole wait
 	 */
 	HeldLease hold(HoldRequest request) throws InterruptedException {
+		long startNanos = System.nanoTime();
 		this.acquirer.requireOpen();
 		Thread current = Thread.currentThread();
 		String gateKey = KeyGates.gateKey(request.mode(), request.key(), current, 0);
@@ -144,7 +145,13 @@ final class ThreadHolds {
 			this.gates.release(gate);
 			throw ex;
 		}
-		return this.acquirer.hold(request, gate, current, writeOwner, this::bind);
+		HeldLease lease = this.acquirer.hold(request, gate, current, writeOwner, startNanos);
+		if (lease != null) {
+			// Bound before its listener hears of it.
+			bind(lease);
+			this.acquirer.acquired(lease, startNanos);
+		}
+		return lease;
 	}
 
 	/**
