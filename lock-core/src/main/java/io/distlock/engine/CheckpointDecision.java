@@ -35,7 +35,7 @@ final class CheckpointDecision {
 	private State state = State.AWAITING_REPLY;
 
 	/** Guarded by this; the waiter picked to take the kept grant, admitted by the release. */
-	private Gate.Successor taker = Gate.Successor.NONE;
+	private Successor taker = Successor.NONE;
 
 	CheckpointDecision(Gate gate) {
 		this.gate = gate;
@@ -60,9 +60,9 @@ final class CheckpointDecision {
 	/**
 	 * Return the waiter the kept grant was handed to, for the release to admit once it is over:
 	 * picked whenever the answer is {@link LockStore.Release#KEPT}, and
-	 * {@link Gate.Successor#NONE} otherwise.
+	 * {@link Successor#NONE} otherwise.
 	 */
-	synchronized Gate.Successor taker() {
+	synchronized Successor taker() {
 		return this.taker;
 	}
 

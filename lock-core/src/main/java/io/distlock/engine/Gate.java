@@ -36,7 +36,7 @@ final class Gate {
 	/** Guards the fields below it; never held around I/O or while completing a future. */
 	private final ReentrantLock lock = new ReentrantLock();
 
-	private final Deque<Waiter> waiters = new ArrayDeque<>();
+	private final Deque<GateWaiter> waiters = new ArrayDeque<>();
 
 	private boolean occupied;
 
@@ -88,15 +88,15 @@ final class Gate {
 	 * Queue for the gate behind the acquisitions already waiting, or pass it at once if it is
 	 * free.
 	 * @param handedGrant whether the waiter can take a grant handed over by the last holder
-	 * @return the waiter, whose {@link Waiter#admission()} completes when it is admitted
+	 * @return the waiter, whose {@link GateWaiter#admission()} completes when it is admitted
 	 */
-	Waiter enter(HandedGrant handedGrant) {
-		Waiter waiter = new Waiter(handedGrant);
+	GateWaiter enter(HandedGrant handedGrant) {
+		GateWaiter waiter = new GateWaiter(handedGrant == HandedGrant.ACCEPTED, new CompletableFuture<>());
 		this.lock.lock();
 		try {
 			if (!this.occupied) {
 				this.occupied = true;
-				waiter.admission.complete(Admission.FREE);
+				waiter.admission().complete(Admission.FREE);
 				return waiter;
 			}
 			this.waiters.addLast(waiter);
@@ -112,7 +112,7 @@ final class Gate {
 	 * @return {@code true} if withdrawn, {@code false} if it was admitted meanwhile and holds the
 	 * gate now
 	 */
-	boolean withdraw(Waiter waiter) {
+	boolean withdraw(GateWaiter waiter) {
 		this.lock.lock();
 		try {
 			return this.waiters.remove(waiter);
@@ -158,8 +158,8 @@ final class Gate {
 	boolean hasWaiterAcceptingHandoff() {
 		this.lock.lock();
 		try {
-			Waiter next = this.waiters.peekFirst();
-			return next != null && next.acceptsHandoff;
+			GateWaiter next = this.waiters.peekFirst();
+			return next != null && next.acceptsHandoff();
 		}
 		finally {
 			this.lock.unlock();
@@ -258,14 +258,14 @@ final class Gate {
 	 * @return the waiter picked, or {@link Successor#NONE} (no allocation when nobody waits)
 	 */
 	private Successor pickNext(Grant handOff, long yield, HeldGrant expectedOccupant) {
-		Waiter next;
+		GateWaiter next;
 		this.lock.lock();
 		try {
 			if (expectedOccupant != null && this.occupant != expectedOccupant) {
 				return Successor.NONE;
 			}
 			next = this.waiters.peekFirst();
-			if (handOff != null && (next == null || !next.acceptsHandoff)) {
+			if (handOff != null && (next == null || !next.acceptsHandoff())) {
 				return Successor.NONE;
 			}
 			this.occupant = null;
@@ -282,50 +282,6 @@ final class Gate {
 		return new Successor(next, (handOff != null || yield > 0) ? new Admission(handOff, yield) : Admission.FREE);
 	}
 
-	/**
-	 * What a waiter gets when it is admitted.
-	 * @param handedOff the grant the last holder handed over, still held in the store, or
-	 * {@code null} if the waiter must ask the store itself
-	 * @param yieldNanos how long to let other processes try first before asking the store
-	 */
-	record Admission(Grant handedOff, long yieldNanos) {
-
-		/** Admitted with nothing handed over and no yield. */
-		static final Admission FREE = new Admission(null, 0);
-
-	}
-
-	/**
-	 * The waiter a leaving holder picked to come next, and what it is admitted with: out of the
-	 * queue, so it can no longer withdraw, and woken only when the holder admits it, once its
-	 * release is over.
-	 * @param waiter the waiter, or {@code null} for {@link #NONE}
-	 * @param admission what it is admitted with, or {@code null} for {@link #NONE}
-	 */
-	record Successor(Waiter waiter, Admission admission) {
-
-		/** Nobody was picked. */
-		static final Successor NONE = new Successor(null, null);
-
-		/**
-		 * Return whether a waiter was picked.
-		 */
-		boolean picked() {
-			return this.waiter != null;
-		}
-
-		/**
-		 * Admit the waiter picked, if any: complete its admission, which runs its continuation on
-		 * the calling thread or wakes its thread. Call it once, with no lock held.
-		 */
-		void admit() {
-			if (this.waiter != null) {
-				this.waiter.admission.complete(this.admission);
-			}
-		}
-
-	}
-
 	/** Whether a waiter can take a grant handed over by the last holder. */
 	enum HandedGrant {
 
@@ -334,27 +290,6 @@ final class Gate {
 
 		/** It cannot: it must ask the store itself. */
 		REFUSED
-
-	}
-
-	/** One acquisition waiting to pass the gate. */
-	static final class Waiter {
-
-		private final boolean acceptsHandoff;
-
-		private final CompletableFuture<Admission> admission = new CompletableFuture<>();
-
-		private Waiter(HandedGrant handedGrant) {
-			this.acceptsHandoff = handedGrant == HandedGrant.ACCEPTED;
-		}
-
-		/**
-		 * Return the future completed when this waiter is admitted; never completed for a
-		 * waiter that was withdrawn.
-		 */
-		CompletableFuture<Admission> admission() {
-			return this.admission;
-		}
 
 	}
 

@@ -109,7 +109,7 @@ final class GrantReleaser {
 		long now = System.nanoTime();
 		ReleaseFate fate = fate(grant, gate, holdAtLeast, now);
 		if (fate == ReleaseFate.HAND_OFF) {
-			Gate.Successor next = gate.pickForHandOff(grant);
+			Successor next = gate.pickForHandOff(grant);
 			if (next.picked()) {
 				handedOver(held, gate, now, next);
 				return DONE;
@@ -315,7 +315,7 @@ final class GrantReleaser {
 	 * anything here fails, since nothing else ever would.
 	 * @param next the waiter that takes the grant over
 	 */
-	private Void handedOver(HeldGrant held, Gate gate, long releasedNanos, Gate.Successor next) {
+	private Void handedOver(HeldGrant held, Gate gate, long releasedNanos, Successor next) {
 		Grant grant = held.grant();
 		try {
 			grant.finishRelease();

@@ -58,7 +58,7 @@ final class PendingHold {
 	/** Guarded by this; the timer that ends a wait in the queue or a pause. */
 	private ScheduledFuture<?> timer;
 
-	private volatile Gate.Waiter waiter;
+	private volatile GateWaiter waiter;
 
 	/** Completed to end a pause early: a release notification or a cancellation. */
 	private volatile CompletableFuture<Void> wake;
@@ -95,7 +95,7 @@ final class PendingHold {
 		if (!this.result.complete(null)) {
 			return false;
 		}
-		Gate.Waiter queued = this.waiter;
+		GateWaiter queued = this.waiter;
 		if (queued != null && this.gate.withdraw(queued)) {
 			cancelTimer();
 			this.parts.gates().release(this.gate);
@@ -129,19 +129,19 @@ final class PendingHold {
 	private void enterGate() {
 		if (this.request.waitNanos() == 0) {
 			if (this.gate.tryEnter()) {
-				proceed(Gate.Admission.FREE);
+				proceed(Admission.FREE);
 			}
 			else {
 				finish(null);
 			}
 			return;
 		}
-		Gate.Waiter queued = this.gate.enter(this.parts.handoff().admission(this.request));
-		CompletableFuture<Gate.Admission> admission = queued.admission();
+		GateWaiter queued = this.gate.enter(this.parts.handoff().admission(this.request));
+		CompletableFuture<Admission> admission = queued.admission();
 		if (admission.isDone()) {
 			// Let in at once, or handed a grant by a holder that released since it queued: on the
 			// caller's own thread, so a handed grant is taken over here.
-			Gate.Admission now = admission.join();
+			Admission now = admission.join();
 			if (now.handedOff() != null) {
 				takeHandedOver(now.handedOff());
 			}
@@ -158,7 +158,7 @@ final class PendingHold {
 	}
 
 	private void queueTimedOut() {
-		Gate.Waiter queued = this.waiter;
+		GateWaiter queued = this.waiter;
 		if (queued != null && this.gate.withdraw(queued)) {
 			finish(null);
 		}
@@ -172,7 +172,7 @@ final class PendingHold {
 	 * was not an asynchronous one. Anything that asks the store after a wait runs on the timer,
 	 * never on the thread of whoever left the gate, which may be the driver's.
 	 */
-	private void admittedAfterWait(Gate.Admission admission) {
+	private void admittedAfterWait(Admission admission) {
 		this.waiter = null;
 		cancelTimer();
 		Grant handed = admission.handedOff();
@@ -205,14 +205,14 @@ final class PendingHold {
 			fail(ex);
 			return;
 		}
-		execute(() -> proceed(Gate.Admission.FREE));
+		execute(() -> proceed(Admission.FREE));
 	}
 
 	/**
 	 * Go to the store with a gate admission that hands nothing over (a grant handed over is
 	 * taken by {@link #takeHandedOver}), after the yield it asks for, if any.
 	 */
-	private void proceed(Gate.Admission admission) {
+	private void proceed(Admission admission) {
 		try {
 			this.parts.requireOpen();
 			long yieldFor = Math.min(admission.yieldNanos(), remainingNanos());

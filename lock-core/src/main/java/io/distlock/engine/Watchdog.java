@@ -21,7 +21,6 @@ import org.apache.commons.logging.LogFactory;
 import io.distlock.core.LockListener;
 
 import io.distlock.store.LockStore;
-import io.distlock.store.UndecidedRenewalException;
 
 /**
  * Keeps the grants of one registry alive and notices when they are lost.
@@ -29,9 +28,9 @@ import io.distlock.store.UndecidedRenewalException;
  * Two threads: the timer checks every grant's validity deadline at the moment it falls due
  * (armed when the grant first comes due for renewal, long before its deadline) and ticks the
  * renewals; the renewal I/O runs on a second thread, so that a store that hangs never delays a
- * deadline. Renewals are batched: each tick renews, in one store call, every renewable grant
- * whose renewal falls due before the next tick, so a grant is renewed at most one tick early and
- * never late.
+ * deadline. Renewals are batched ({@link RenewalBatches}): each tick renews, in one store call,
+ * every renewable grant whose renewal falls due before the next tick, so a grant is renewed at
+ * most one tick early and never late.
  */
 final class Watchdog implements AutoCloseable {
 
@@ -39,24 +38,11 @@ final class Watchdog implements AutoCloseable {
 
 	private static final AtomicInteger registryCount = new AtomicInteger();
 
-	/** Bounds the work of one renewal script so that it never blocks the store for long. */
-	static final int MAX_BATCH_SIZE = 500;
-
-	private final LockStore store;
-
 	private final RegistrySettings settings;
-
-	private final Duration leaseTime;
-
-	private final long leaseNanos;
-
-	private final long driftNanos;
-
-	private final long renewalNanos;
 
 	private final long tickNanos;
 
-	private final LockListener listener;
+	private final RenewalBatches renewals;
 
 	private final LossHandler lossHandler;
 
@@ -76,14 +62,9 @@ final class Watchdog implements AutoCloseable {
 	private volatile ScheduledFuture<?> ticker;
 
 	Watchdog(LockStore store, RegistrySettings settings, LockListener listener, LossHandler lossHandler) {
-		this.store = store;
 		this.settings = settings;
-		this.leaseTime = settings.leaseTime();
-		this.leaseNanos = settings.leaseTime().toNanos();
-		this.driftNanos = settings.driftMarginOf(settings.leaseTime()).toNanos();
-		this.renewalNanos = settings.renewalInterval().toNanos();
-		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), this.renewalNanos / 4);
-		this.listener = listener;
+		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), settings.renewalInterval().toNanos() / 4);
+		this.renewals = new RenewalBatches(store, settings, listener);
 		this.lossHandler = lossHandler;
 		int id = registryCount.incrementAndGet();
 		this.timer = new ScheduledThreadPoolExecutor(1, Continuations.engineThreads("distlock-watchdog-" + id));
@@ -265,81 +246,14 @@ final class Watchdog implements AutoCloseable {
 
 	private void renewAll(List<HeldGrant> due) {
 		try {
-			for (int from = 0; from < due.size(); from += MAX_BATCH_SIZE) {
-				renew(due.subList(from, Math.min(due.size(), from + MAX_BATCH_SIZE)));
-			}
-		}
-		finally {
-			this.renewing.set(false);
-		}
-	}
-
-	private void renew(List<HeldGrant> batch) {
-		List<LockStore.HeldKey> keys = new ArrayList<>(batch.size());
-		long earliestDeadline = batch.get(0).grant().validUntilNanos();
-		for (HeldGrant held : batch) {
-			keys.add(held.grant().heldKey());
-			if (held.grant().validUntilNanos() - earliestDeadline < 0) {
-				earliestDeadline = held.grant().validUntilNanos();
-			}
-		}
-		long sentNanos = System.nanoTime();
-		boolean[] renewed;
-		try {
-			// Waits no longer than the first deadline of the batch: a hung store must not hold up
-			// the renewals of the next ticks.
-			Duration bound = StoreCalls.until(earliestDeadline);
-			renewed = StoreCalls.await(() -> this.store.renew(keys, this.leaseTime), bound);
-		}
-		catch (UndecidedRenewalException ex) {
-			// Some grants undecided, the others renewed: an undecided grant must not keep the
-			// renewed ones of its batch from counting, or they would be lost at their deadline.
-			boolean[] decided = ex.renewed();
-			List<HeldGrant> undecided = new ArrayList<>();
-			for (int i = 0; i < batch.size(); i++) {
-				if (decided[i]) {
-					renewed(batch.get(i), sentNanos);
-				}
-				else {
-					undecided.add(batch.get(i));
-				}
-			}
-			renewalFailed(undecided, ex);
-			return;
-		}
-		catch (RuntimeException ex) {
-			renewalFailed(batch, ex);
-			return;
-		}
-		for (int i = 0; i < batch.size(); i++) {
-			HeldGrant held = batch.get(i);
-			if (renewed[i]) {
-				renewed(held, sentNanos);
-			}
-			else if (held.grant().isActive()) {
+			for (HeldGrant held : this.renewals.renew(due)) {
 				this.renewable.remove(held);
 				this.lossHandler.lost(held,
 						"its renewal was refused: the key expired, was deleted or belongs to another holder");
 			}
 		}
-	}
-
-	private void renewed(HeldGrant held, long sentNanos) {
-		Grant grant = held.grant();
-		grant.renewed(sentNanos + this.leaseNanos - this.driftNanos, sentNanos + this.renewalNanos);
-		if (grant.isActive()) {
-			this.listener.onRenewed(held.lease());
-		}
-	}
-
-	/**
-	 * Degraded path: the grants stay due and are retried on the next tick until their validity
-	 * deadline, where the timer declares them lost.
-	 */
-	private void renewalFailed(List<HeldGrant> grants, RuntimeException ex) {
-		logger.warn("Could not renew " + grants.size() + " lock(s); retrying until their validity deadline", ex);
-		for (HeldGrant held : grants) {
-			this.listener.onRenewalFailed(held.lease(), ex);
+		finally {
+			this.renewing.set(false);
 		}
 	}
 

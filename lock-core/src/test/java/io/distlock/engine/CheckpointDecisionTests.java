@@ -35,7 +35,7 @@ class CheckpointDecisionTests {
 
 	@Test
 	void aReplyWithinTheBoundIsTheAnswer() {
-		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
+		GateWaiter waiter = holdTheGateWithAWaiterBehind();
 		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TAKEN);
 		this.bounded.complete(LockStore.Release.KEPT);
 		assertThat(this.answer).isCompletedWithValue(LockStore.Release.KEPT);
@@ -47,12 +47,12 @@ class CheckpointDecisionTests {
 
 	@Test
 	void aKeptGrantThatArrivesAfterTheReleaseGaveUpIsNotHandedOver() {
-		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
+		GateWaiter waiter = holdTheGateWithAWaiterBehind();
 		this.bounded.completeExceptionally(this.timeout);
 		assertFailedWithTimeout();
 
 		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TOO_LATE);
-		assertThat(this.decision.taker()).isSameAs(Gate.Successor.NONE);
+		assertThat(this.decision.taker()).isSameAs(Successor.NONE);
 		assertThat(waiter.admission()).as("left to the gate, which the failed release leaves").isNotDone();
 		assertThat(this.gate.withdraw(waiter)).as("still in the queue").isTrue();
 	}
@@ -67,7 +67,7 @@ class CheckpointDecisionTests {
 
 	@Test
 	void aBoundThatPassesAfterThePickButBeforeTheAdmissionAnswersKeptAndLeavesTheAdmissionToTheRelease() {
-		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
+		GateWaiter waiter = holdTheGateWithAWaiterBehind();
 		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TAKEN);
 		this.bounded.completeExceptionally(this.timeout);
 		assertThat(this.answer).isCompletedWithValue(LockStore.Release.KEPT);
@@ -79,11 +79,11 @@ class CheckpointDecisionTests {
 
 	@Test
 	void aBoundThatPassesAfterTheWaiterGaveUpIsAFailure() {
-		Gate.Waiter waiter = holdTheGateWithAWaiterBehind();
+		GateWaiter waiter = holdTheGateWithAWaiterBehind();
 		assertThat(this.gate.withdraw(waiter)).isTrue();
 		assertThat(this.decision.handOff(keptGrant())).as("the caller releases the kept grant in the store")
 			.isEqualTo(CheckpointDecision.Handoff.NOT_TAKEN);
-		assertThat(this.decision.taker()).isSameAs(Gate.Successor.NONE);
+		assertThat(this.decision.taker()).isSameAs(Successor.NONE);
 		this.bounded.completeExceptionally(this.timeout);
 		assertFailedWithTimeout();
 	}
@@ -97,7 +97,7 @@ class CheckpointDecisionTests {
 		assertThat(this.decision.handOff(keptGrant())).isEqualTo(CheckpointDecision.Handoff.TOO_LATE);
 	}
 
-	private Gate.Waiter holdTheGateWithAWaiterBehind() {
+	private GateWaiter holdTheGateWithAWaiterBehind() {
 		assertThat(this.gate.tryEnter()).isTrue();
 		return this.gate.enter(Gate.HandedGrant.ACCEPTED);
 	}

@@ -28,10 +28,10 @@ class GateTests {
 	void oneHolderAtATime() {
 		assertThat(this.gate.tryEnter()).isTrue();
 		assertThat(this.gate.tryEnter()).isFalse();
-		Gate.Waiter waiter = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter waiter = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		assertThat(waiter.admission()).isNotDone();
 		this.gate.leave();
-		assertThat(waiter.admission()).isCompletedWithValue(Gate.Admission.FREE);
+		assertThat(waiter.admission()).isCompletedWithValue(Admission.FREE);
 		assertThat(this.gate.tryEnter()).as("the admitted waiter holds the gate").isFalse();
 		this.gate.leave();
 		assertThat(this.gate.tryEnter()).isTrue();
@@ -39,8 +39,8 @@ class GateTests {
 
 	@Test
 	void aFreeGateAdmitsAtOnce() {
-		Gate.Waiter waiter = this.gate.enter(Gate.HandedGrant.REFUSED);
-		assertThat(waiter.admission()).isCompletedWithValue(Gate.Admission.FREE);
+		GateWaiter waiter = this.gate.enter(Gate.HandedGrant.REFUSED);
+		assertThat(waiter.admission()).isCompletedWithValue(Admission.FREE);
 		assertThat(this.gate.tryEnter()).isFalse();
 	}
 
@@ -64,8 +64,8 @@ class GateTests {
 	@Test
 	void aWithdrawnWaiterIsNeverAdmittedAndTheNextOneIs() {
 		this.gate.tryEnter();
-		Gate.Waiter impatient = this.gate.enter(Gate.HandedGrant.ACCEPTED);
-		Gate.Waiter patient = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter impatient = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter patient = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		assertThat(this.gate.withdraw(impatient)).isTrue();
 		this.gate.leave();
 		assertThat(impatient.admission()).isNotDone();
@@ -81,19 +81,19 @@ class GateTests {
 		Grant grant = new Grant(request, "owner", 7, Duration.ofSeconds(30), System.nanoTime(),
 				System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime());
 		this.gate.tryEnter();
-		assertThat(this.gate.pickForHandOff(grant)).as("nobody waits").isSameAs(Gate.Successor.NONE);
+		assertThat(this.gate.pickForHandOff(grant)).as("nobody waits").isSameAs(Successor.NONE);
 
-		Gate.Waiter fixedLease = this.gate.enter(Gate.HandedGrant.REFUSED);
+		GateWaiter fixedLease = this.gate.enter(Gate.HandedGrant.REFUSED);
 		assertThat(this.gate.pickForHandOff(grant)).as("the first waiter cannot take a grant")
-			.isSameAs(Gate.Successor.NONE);
+			.isSameAs(Successor.NONE);
 		assertThat(fixedLease.admission()).isNotDone();
 		assertThat(this.gate.hasWaiterAcceptingHandoff()).isFalse();
 		this.gate.leave();
 		assertThat(fixedLease.admission().join().handedOff()).isNull();
 
-		Gate.Waiter renewed = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter renewed = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		assertThat(this.gate.hasWaiterAcceptingHandoff()).isTrue();
-		Gate.Successor picked = this.gate.pickForHandOff(grant);
+		Successor picked = this.gate.pickForHandOff(grant);
 		assertThat(picked.picked()).isTrue();
 		picked.admit();
 		assertThat(renewed.admission().join().handedOff()).isSameAs(grant);
@@ -104,10 +104,10 @@ class GateTests {
 	void aWaiterPickedForAHandoffCannotWithdrawAndIsAdmittedOnlyWhenTheHolderAdmitsIt() {
 		Grant grant = grant();
 		this.gate.tryEnter();
-		Gate.Waiter next = this.gate.enter(Gate.HandedGrant.ACCEPTED);
-		Gate.Waiter after = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter next = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter after = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 
-		Gate.Successor picked = this.gate.pickForHandOff(grant);
+		Successor picked = this.gate.pickForHandOff(grant);
 		assertThat(picked.picked()).isTrue();
 		assertThat(next.admission()).as("picked, not yet admitted").isNotDone();
 		assertThat(this.gate.withdraw(next)).as("a picked waiter is committed").isFalse();
@@ -116,7 +116,7 @@ class GateTests {
 		assertThat(after.admission()).isNotDone();
 
 		picked.admit();
-		assertThat(next.admission()).isCompletedWithValue(new Gate.Admission(grant, 0));
+		assertThat(next.admission()).isCompletedWithValue(new Admission(grant, 0));
 		assertThat(after.admission()).as("still behind the admitted waiter").isNotDone();
 		assertThat(this.gate.withdraw(after)).isTrue();
 	}
@@ -124,7 +124,7 @@ class GateTests {
 	@Test
 	void aLeaveWithNobodyWaitingPicksNobodyAndOpensTheGate() {
 		this.gate.tryEnter();
-		assertThat(this.gate.pickForHandOff(grant())).isSameAs(Gate.Successor.NONE);
+		assertThat(this.gate.pickForHandOff(grant())).isSameAs(Successor.NONE);
 		assertThat(this.gate.tryEnter()).as("a handoff nobody takes leaves the gate to its holder").isFalse();
 		this.gate.leave();
 		assertThat(this.gate.tryEnter()).isTrue();
@@ -140,9 +140,9 @@ class GateTests {
 	@Test
 	void aYieldingLeaveTellsTheNextWaiterHowLongToHoldBack() {
 		this.gate.tryEnter();
-		Gate.Waiter next = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter next = this.gate.enter(Gate.HandedGrant.ACCEPTED);
 		this.gate.leaveYielding(5_000);
-		assertThat(next.admission().join()).isEqualTo(new Gate.Admission(null, 5_000));
+		assertThat(next.admission().join()).isEqualTo(new Admission(null, 5_000));
 	}
 
 	@Test

@@ -53,6 +53,7 @@ public final class PipelineTraceMain {
 				DistLock lock = registry.obtain(key);
 				phase("lock()");
 				lock.lock();
+				settle();
 				phase("unlock()");
 				lock.unlock();
 			}
@@ -60,15 +61,23 @@ public final class PipelineTraceMain {
 				phase("acquireAsync");
 				LockLease lease = registry.acquireAsync(LockRequest.of(key)).toCompletableFuture().get(10,
 						TimeUnit.SECONDS);
+				settle();
 				phase("releaseAsync");
 				lease.releaseAsync().get(10, TimeUnit.SECONDS);
 			}
 			default -> throw new IllegalArgumentException("Unknown scenario '" + scenario + "'");
 		}
-		// Whatever the engine still does for the scenario on other threads (a listener told on the
-		// executor) is done by then.
-		Thread.sleep(200);
+		settle();
 		phase(END);
+	}
+
+	/**
+	 * Let the engine finish what it still does for the phase on other threads once the caller
+	 * has its answer (a stage completed after the caller woke, a listener told on the executor),
+	 * so that it is not counted in the next phase.
+	 */
+	private static void settle() throws InterruptedException {
+		Thread.sleep(200);
 	}
 
 	/**
