@@ -57,12 +57,12 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 	}
 
 	@Override
-	protected AbstractLockRegistry createRegistry(Duration leaseTime) {
+	public AbstractLockRegistry createRegistry(Duration leaseTime) {
 		return RedlockRegistry.builder(factories).leaseTime(leaseTime).build();
 	}
 
 	@Override
-	protected boolean offersFairAndReadWriteLocks() {
+	public boolean offersFairAndReadWriteLocks() {
 		return false;
 	}
 
@@ -72,7 +72,7 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 	 * the delete). Every caller has just acquired the key on healthy nodes.
 	 */
 	@Override
-	protected void deleteInStore(AbstractLockRegistry registry, String key) {
+	public void deleteInStore(AbstractLockRegistry registry, String key) {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
 		while (!nodes.stream().allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key))))
 				&& System.nanoTime() < deadline) {
@@ -86,7 +86,7 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 	 * back), so a delete alone is healed; a grant is lost when another owner took a quorum.
 	 */
 	@Override
-	protected void loseInStore(AbstractLockRegistry registry, String key) {
+	public void loseInStore(AbstractLockRegistry registry, String key) {
 		deleteInStore(registry, key);
 		for (int i = 0; i < nodes.size() / 2 + 1; i++) {
 			nodes.get(i).template().opsForValue().set(lockKey(key), "another-process:grant", Duration.ofSeconds(30));
@@ -94,7 +94,7 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 	}
 
 	@Override
-	protected boolean isHeldInStore(AbstractLockRegistry registry, String key) {
+	public boolean isHeldInStore(AbstractLockRegistry registry, String key) {
 		long holding = nodes.stream().filter((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))).count();
 		return holding >= nodes.size() / 2 + 1;
 	}
