@@ -3,7 +3,6 @@ package io.distlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -24,6 +23,7 @@ import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -43,20 +43,20 @@ class AbandonedAcquisitionsIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 
 	@AfterEach
 	void close() {
 		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
 	}
 
 	@Test
 	void anInterruptStormOnAcquisitionsAndReleasesLeavesNoKeyAndNothingRenewed() throws Exception {
 		RedisLockRegistry registry = register();
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		AtomicBoolean stop = new AtomicBoolean();
 		AtomicInteger granted = new AtomicInteger();
 		AtomicInteger interrupted = new AtomicInteger();
@@ -128,7 +128,7 @@ class AbandonedAcquisitionsIntegrationTests {
 		RedisLockRegistry competitor = register();
 		int completedInAll = 0;
 		for (boolean fair : new boolean[] { false, true }) {
-			String key = randomKey();
+			String key = this.registries.randomKey();
 			// Another process takes the lock now and then, so that some acquisitions wait.
 			AtomicBoolean stop = new AtomicBoolean();
 			Future<?> competing = this.executor.submit(() -> {
@@ -174,7 +174,7 @@ class AbandonedAcquisitionsIntegrationTests {
 	void cancellingLockedTasksAtRandomMomentsLeavesNoKeyAndNothingRenewed() throws Exception {
 		RedisLockRegistry registry = register();
 		RedisLockRegistry competitor = register();
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		AtomicBoolean stop = new AtomicBoolean();
 		Future<?> competing = this.executor.submit(() -> {
 			while (!stop.get()) {
@@ -222,19 +222,11 @@ class AbandonedAcquisitionsIntegrationTests {
 	}
 
 	private RedisLockRegistry register() {
-		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
-			.leaseTime(LEASE_TIME)
-			.build();
-		this.registries.add(registry);
-		return registry;
+		return this.registries.redis((builder) -> builder.leaseTime(LEASE_TIME));
 	}
 
 	private static String lockKey(String key) {
 		return "distlock:{" + key + "}";
-	}
-
-	private static String randomKey() {
-		return "abandoned:" + UUID.randomUUID();
 	}
 
 }

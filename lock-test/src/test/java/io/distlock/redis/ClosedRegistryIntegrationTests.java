@@ -24,6 +24,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -40,26 +41,26 @@ class ClosedRegistryIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
 	@AfterEach
 	void close() {
-		this.registries.forEach(RedisLockRegistry::close);
 		this.factories.forEach(LettuceConnectionFactory::destroy);
 	}
 
 	@Test
 	void closingARegistryTellsEveryHolderAndFreesItsKeysWithinTheLease() throws Exception {
-		RedisLockRegistry closing = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofSeconds(1)));
-		RedisLockRegistry next = register(RedisLockRegistry.builder(factory()));
-		String exclusive = randomKey();
-		String fair = randomKey();
-		String read = randomKey();
-		String write = randomKey();
-		String multiA = randomKey();
-		String multiB = randomKey();
+		RedisLockRegistry closing = this.registries.redis((builder) -> builder.leaseTime(Duration.ofSeconds(1)));
+		RedisLockRegistry next = this.registries.redis();
+		String exclusive = this.registries.randomKey();
+		String fair = this.registries.randomKey();
+		String read = this.registries.randomKey();
+		String write = this.registries.randomKey();
+		String multiA = this.registries.randomKey();
+		String multiB = this.registries.randomKey();
 		List<DistLock> held = List.of(closing.obtain(exclusive), closing.obtainFair(fair),
 				closing.obtainReadWrite(read).readLock(), closing.obtainReadWrite(write).writeLock(),
 				closing.obtainMulti(multiA, multiB));
@@ -101,14 +102,16 @@ class ClosedRegistryIntegrationTests {
 		this.factories.add(factory);
 		int granted = 0;
 		for (int i = 0; i < 20; i++) {
-			RedisLockRegistry closing = register(RedisLockRegistry.builder(factory).leaseTime(Duration.ofSeconds(1)));
+			RedisLockRegistry closing = this.registries.add(RedisLockRegistry.builder(factory)
+				.leaseTime(Duration.ofSeconds(1))
+				.build());
 			// A registry that has granted before: its watchdog ticks.
-			closing.acquire(randomKey(), Duration.ZERO).release();
+			closing.acquire(this.registries.randomKey(), Duration.ZERO).release();
 			CompletableFuture<LockLease> acquisition;
 			redis.server().pause();
 			try {
 				// Sent on this thread before acquireAsync returns; answered once Redis resumes.
-				acquisition = closing.acquireAsync(LockRequest.of(randomKey()).waitTime(Duration.ofSeconds(10)))
+				acquisition = closing.acquireAsync(LockRequest.of(this.registries.randomKey()).waitTime(Duration.ofSeconds(10)))
 					.toCompletableFuture();
 				closing.close();
 			}
@@ -145,9 +148,9 @@ class ClosedRegistryIntegrationTests {
 	void aRegistryClosedWhileItSubscribesLeavesNoSubscriptionBehind() throws Exception {
 		for (int i = 0; i < 10; i++) {
 			String prefix = "closed-" + i + "-" + UUID.randomUUID() + ":";
-			RedisLockRegistry closing = register(RedisLockRegistry.builder(factory()).keyPrefix(prefix));
-			RedisLockRegistry owner = register(RedisLockRegistry.builder(factory()).keyPrefix(prefix));
-			String key = randomKey();
+			RedisLockRegistry closing = this.registries.redis((builder) -> builder.keyPrefix(prefix));
+			RedisLockRegistry owner = this.registries.redis((builder) -> builder.keyPrefix(prefix));
+			String key = this.registries.randomKey();
 			LockLease held = owner.acquire(key, Duration.ZERO);
 			// Finds the key taken, and subscribes before it waits.
 			closing.acquireAsync(LockRequest.of(key).waitTime(Duration.ofSeconds(10)));
@@ -169,18 +172,8 @@ class ClosedRegistryIntegrationTests {
 		}
 	}
 
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
 	private static org.springframework.data.redis.connection.RedisConnectionFactory factory() {
 		return redis.server().connectionFactory();
-	}
-
-	private static String randomKey() {
-		return "closed:" + UUID.randomUUID();
 	}
 
 }

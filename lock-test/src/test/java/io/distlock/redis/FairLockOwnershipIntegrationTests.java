@@ -1,9 +1,6 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLostException;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -33,20 +31,20 @@ class FairLockOwnershipIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 
 	@AfterEach
 	void close() {
 		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
 	}
 
 	@Test
 	void aFairLockIsReentrantAndOnlyItsThreadUnlocksIt() throws Exception {
-		RedisLockRegistry registry = register();
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		DistLock lock = registry.obtainFair(key);
 		lock.lock();
 		long token = lock.lease().fencingToken();
@@ -77,9 +75,9 @@ class FairLockOwnershipIntegrationTests {
 	 */
 	@Test
 	void aThreadHoldingOneKindOfTheLockDoesNotWaitForItselfOnTheOther() throws Exception {
-		RedisLockRegistry registry = register();
-		RedisLockRegistry other = register();
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
+		String key = this.registries.randomKey();
 		assertDoesNotWaitForItself(registry, other, registry.obtain(key), registry.obtainFair(key));
 		assertDoesNotWaitForItself(registry, other, registry.obtainFair(key), registry.obtain(key));
 		assertThat(registry.localKeyCount()).isZero();
@@ -109,9 +107,9 @@ class FairLockOwnershipIntegrationTests {
 
 	@Test
 	void aFairWaiterGivesUpAtItsWaitTimeWithAWideMargin() throws Exception {
-		RedisLockRegistry holder = register();
-		RedisLockRegistry waiter = register();
-		String key = randomKey();
+		RedisLockRegistry holder = this.registries.redis();
+		RedisLockRegistry waiter = this.registries.redis();
+		String key = this.registries.randomKey();
 		DistLock held = holder.obtainFair(key);
 		held.lock();
 		long start = System.nanoTime();
@@ -123,8 +121,8 @@ class FairLockOwnershipIntegrationTests {
 
 	@Test
 	void aWaiterOfTheSameProcessGetsTheFairLockWhenTheHoldersFixedLeaseRunsOut() throws Exception {
-		RedisLockRegistry registry = register();
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		DistLock holder = registry.obtainFair(key);
 		long start = System.nanoTime();
 		// Never released: the fixed lease runs out after a second.
@@ -140,16 +138,6 @@ class FairLockOwnershipIntegrationTests {
 		assertThat(waitedMillis).isBetween(900L, 5_000L);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(holder::unlock);
 		assertThat(registry.localKeyCount()).isZero();
-	}
-
-	private RedisLockRegistry register() {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static String randomKey() {
-		return "fair-owner:" + UUID.randomUUID();
 	}
 
 }

@@ -3,7 +3,6 @@ package io.distlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +20,7 @@ import io.distlock.core.DistLock;
 import io.distlock.core.LockContext;
 import io.distlock.core.LockLostException;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -36,22 +36,22 @@ class ReadWriteLockIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 
 	@AfterEach
 	void close() {
 		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
 	}
 
 	@Test
 	void aWriterWaitsForTheReadersWhoseLeasesRunAndNotForALongerLeaseReleasedAlready() throws Exception {
-		String key = randomKey();
-		DistLock shortReader = register(RedisLockRegistry.builder(factory())).obtainReadWrite(key).readLock();
-		DistLock longReader = register(RedisLockRegistry.builder(factory())).obtainReadWrite(key).readLock();
-		DistLock writer = register(RedisLockRegistry.builder(factory())).obtainReadWrite(key).writeLock();
+		String key = this.registries.randomKey();
+		DistLock shortReader = this.registries.redis().obtainReadWrite(key).readLock();
+		DistLock longReader = this.registries.redis().obtainReadWrite(key).readLock();
+		DistLock writer = this.registries.redis().obtainReadWrite(key).writeLock();
 		long start = System.nanoTime();
 		// Never released: this reader's fixed lease simply runs out after a second.
 		assertThat(shortReader.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
@@ -78,12 +78,12 @@ class ReadWriteLockIntegrationTests {
 
 	@Test
 	void everyReaderQueuedBehindAWriterIsLetInByItsRelease() throws Exception {
-		String key = randomKey();
-		DistLock writer = register(RedisLockRegistry.builder(factory())).obtainReadWrite(key).writeLock();
+		String key = this.registries.randomKey();
+		DistLock writer = this.registries.redis().obtainReadWrite(key).writeLock();
 		// Readers that are not woken by the release would wait their 30 s retry interval.
 		List<RedisLockRegistry> readerProcesses = List.of(
-				register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(30))),
-				register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(30))));
+				this.registries.redis((builder) -> builder.retryInterval(Duration.ofSeconds(30))),
+				this.registries.redis((builder) -> builder.retryInterval(Duration.ofSeconds(30))));
 		int readers = 6;
 		writer.lock();
 		CountDownLatch waiting = new CountDownLatch(readers);
@@ -123,8 +123,8 @@ class ReadWriteLockIntegrationTests {
 
 	@Test
 	void readersOfTheSameProcessAreLetInWhenItsWritersFixedLeaseRunsOut() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		DistLock writer = registry.obtainReadWrite(key).writeLock();
 		long start = System.nanoTime();
 		// Never released: the writer's fixed lease runs out after a second.
@@ -157,12 +157,12 @@ class ReadWriteLockIntegrationTests {
 
 	@Test
 	void aReadOrWriteHoldOfAnotherThreadCannotBeUnlockedAndStays() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
-		RedisLockRegistry other = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
 		ExecutorService holder = Executors.newSingleThreadExecutor();
 		try {
 			for (boolean write : new boolean[] { false, true }) {
-				String key = randomKey();
+				String key = this.registries.randomKey();
 				DistLock held = write ? registry.obtainReadWrite(key).writeLock()
 						: registry.obtainReadWrite(key).readLock();
 				holder.submit(held::lock).get(10, TimeUnit.SECONDS);
@@ -189,10 +189,10 @@ class ReadWriteLockIntegrationTests {
 
 	@Test
 	void readAndWriteHoldsLostInARestartAreToldOnceAndTheNextHoldsAreRenewed() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofSeconds(1)));
-		RedisLockRegistry competitor = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder.leaseTime(Duration.ofSeconds(1)));
+		RedisLockRegistry competitor = this.registries.redis();
 		for (boolean write : new boolean[] { false, true }) {
-			String key = randomKey();
+			String key = this.registries.randomKey();
 			DistLock lock = write ? registry.obtainReadWrite(key).writeLock() : registry.obtainReadWrite(key).readLock();
 			lock.lock();
 			AtomicInteger lostCount = new AtomicInteger();
@@ -233,20 +233,6 @@ class ReadWriteLockIntegrationTests {
 			return true;
 		}
 		return false;
-	}
-
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static org.springframework.data.redis.connection.RedisConnectionFactory factory() {
-		return redis.server().connectionFactory();
-	}
-
-	private static String randomKey() {
-		return "rw:" + UUID.randomUUID();
 	}
 
 }

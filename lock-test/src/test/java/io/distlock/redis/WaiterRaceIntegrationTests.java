@@ -1,7 +1,6 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import io.distlock.core.DistLock;
 import io.distlock.core.WaitStrategy;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -37,14 +37,14 @@ class WaiterRaceIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(3);
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 
 	@AfterEach
 	void close() {
 		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
 	}
 
 	@ParameterizedTest(name = "fair={0}, waiters in one process={1}, {2}")
@@ -104,11 +104,7 @@ class WaiterRaceIntegrationTests {
 	}
 
 	private RedisLockRegistry register(WaitStrategy waitStrategy) {
-		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
-			.waitStrategy(waitStrategy)
-			.build();
-		this.registries.add(registry);
-		return registry;
+		return this.registries.redis((builder) -> builder.waitStrategy(waitStrategy));
 	}
 
 	private record Attempt(boolean acquired, Duration waited) {

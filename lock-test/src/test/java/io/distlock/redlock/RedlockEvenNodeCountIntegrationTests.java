@@ -7,9 +7,9 @@ import java.util.Optional;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,6 +17,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.distlock.core.LockLease;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -36,7 +37,8 @@ class RedlockEvenNodeCountIntegrationTests {
 
 	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@BeforeAll
 	static void startFourNodes() {
@@ -55,19 +57,13 @@ class RedlockEvenNodeCountIntegrationTests {
 		nodes.clear();
 	}
 
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
-
 	@ParameterizedTest(name = "N = {0}")
 	@ValueSource(ints = { 2, 4 })
 	void aGrantNeedsMoreThanHalfOfTheNodes(int n) {
-		RedlockRegistry registry = RedlockRegistry.builder(factories.subList(0, n))
+		RedlockRegistry registry = this.registries.add(RedlockRegistry.builder(factories.subList(0, n))
 			.perNodeTimeout(Duration.ofMillis(200))
 			.leaseTime(Duration.ofSeconds(5))
-			.build();
-		this.registries.add(registry);
+			.build());
 		assertThat(registry.getQuorum()).isEqualTo(n / 2 + 1);
 		for (int mask = 0; mask < (1 << n); mask++) {
 			String key = "even:" + UUID.randomUUID();

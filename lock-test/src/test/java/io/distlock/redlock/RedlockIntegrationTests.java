@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,6 +26,7 @@ import io.distlock.core.LockLease;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.CounterWorkerMain;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -45,7 +47,8 @@ class RedlockIntegrationTests {
 
 	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@BeforeAll
 	static void startFiveNodes() {
@@ -64,7 +67,6 @@ class RedlockIntegrationTests {
 
 	@AfterEach
 	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
 		for (RedisServer server : servers) {
 			if (server.isPaused()) {
 				server.resume();
@@ -250,12 +252,10 @@ class RedlockIntegrationTests {
 	}
 
 	private RedlockRegistry registry(int n, Duration leaseTime) {
-		RedlockRegistry registry = RedlockRegistry.builder(factories.subList(0, n))
+		return this.registries.add(RedlockRegistry.builder(factories.subList(0, n))
 			.perNodeTimeout(PER_NODE_TIMEOUT)
 			.leaseTime(leaseTime)
-			.build();
-		this.registries.add(registry);
-		return registry;
+			.build());
 	}
 
 	private static void applyFault(int mask, int n, String key, boolean stop) {

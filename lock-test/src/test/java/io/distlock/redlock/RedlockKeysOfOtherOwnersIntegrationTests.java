@@ -3,16 +3,14 @@ package io.distlock.redlock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -21,6 +19,7 @@ import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -41,7 +40,8 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 
 	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@BeforeAll
 	static void startThreeNodes() {
@@ -60,15 +60,10 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 		nodes.clear();
 	}
 
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
-
 	@Test
 	void aMinorityHeldByAnotherOwnerIsLeftAsItWasWhileAQuorumAcquiresExtendsAndReleases() {
 		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		// No TTL: an owner-compared script never gives it one; a blind PEXPIRE would.
 		node(2).opsForValue().set(lockKey(key), OTHER);
 		LockLease lease = registry
@@ -100,7 +95,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 			}
 
 		});
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		node(0).opsForValue().set(lockKey(key), OTHER);
 		AtomicInteger lost = new AtomicInteger();
 		try (LockLease lease = registry.acquire(key, Duration.ofSeconds(2))) {
@@ -121,7 +116,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	void aMajorityHeldByOtherOwnersGrantsNothingAndLeavesTheirKeysAsTheyWere() {
 		// A lease far longer than the test: a key left behind would not expire by itself meanwhile.
 		RedlockRegistry registry = registry(Duration.ofSeconds(30), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		node(1).opsForValue().set(lockKey(key), OTHER + "-1");
 		node(2).opsForValue().set(lockKey(key), OTHER + "-2");
 		// Several attempts within the wait time: each one is given back on node 0.
@@ -137,7 +132,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	@Test
 	void anExtensionWhileAnotherOwnerHoldsAQuorumIsRefusedAndLeavesItsKeysAsTheyWere() {
 		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		LockLease lease = registry
 			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(10)));
 		AtomicInteger lost = new AtomicInteger();
@@ -164,7 +159,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	@Test
 	void confirmCountsAQuorumOfNodesNotEveryNode() {
 		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		// A fixed lease: no renewal re-creates what is deleted below.
 		LockLease lease = registry
 			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(30)));
@@ -183,13 +178,11 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration leaseTime, LockListener listener) {
-		RedlockRegistry registry = RedlockRegistry.builder(factories)
+		return this.registries.add(RedlockRegistry.builder(factories)
 			.perNodeTimeout(Duration.ofMillis(200))
 			.leaseTime(leaseTime)
 			.listener(listener)
-			.build();
-		this.registries.add(registry);
-		return registry;
+			.build());
 	}
 
 	/**
@@ -223,10 +216,6 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 
 	private static String lockKey(String key) {
 		return "distlock:{" + key + "}";
-	}
-
-	private static String randomKey() {
-		return "others:" + UUID.randomUUID();
 	}
 
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -22,6 +22,7 @@ import io.distlock.redis.RedisLockStore;
 import io.distlock.store.LockMode;
 import io.distlock.store.LockStore;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -48,7 +49,8 @@ class RedlockRestartDelayIntegrationTests {
 
 	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@BeforeAll
 	static void startThreeNodes() {
@@ -67,7 +69,6 @@ class RedlockRestartDelayIntegrationTests {
 
 	@AfterEach
 	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
 		nodes.forEach(RedisServer::flushAll);
 	}
 
@@ -223,13 +224,11 @@ class RedlockRestartDelayIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration restartDelay) {
-		RedlockRegistry registry = RedlockRegistry.builder(new ArrayList<>(factories))
+		return this.registries.add(RedlockRegistry.builder(new ArrayList<>(factories))
 			.leaseTime(LEASE)
 			.perNodeTimeout(Duration.ofMillis(200))
 			.restartDelay(restartDelay)
-			.build();
-		this.registries.add(registry);
-		return registry;
+			.build());
 	}
 
 }
