@@ -5,8 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +12,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,13 +42,6 @@ class AbandonedAcquisitionsIntegrationTests {
 
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
-
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-	}
 
 	@Test
 	void anInterruptStormOnAcquisitionsAndReleasesLeavesNoKeyAndNothingRenewed() throws Exception {
@@ -131,7 +121,7 @@ class AbandonedAcquisitionsIntegrationTests {
 			String key = this.registries.randomKey();
 			// Another process takes the lock now and then, so that some acquisitions wait.
 			AtomicBoolean stop = new AtomicBoolean();
-			Future<?> competing = this.executor.submit(() -> {
+			Future<?> competing = this.registries.executor().submit(() -> {
 				while (!stop.get()) {
 					try (LockLease lease = competitor.acquire(LockRequest.of(key).fair(fair)
 						.waitTime(Duration.ofSeconds(5)))) {
@@ -176,7 +166,7 @@ class AbandonedAcquisitionsIntegrationTests {
 		RedisLockRegistry competitor = register();
 		String key = this.registries.randomKey();
 		AtomicBoolean stop = new AtomicBoolean();
-		Future<?> competing = this.executor.submit(() -> {
+		Future<?> competing = this.registries.executor().submit(() -> {
 			while (!stop.get()) {
 				try (LockLease lease = competitor.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(5)))) {
 					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));

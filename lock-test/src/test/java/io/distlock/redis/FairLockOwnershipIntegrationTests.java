@@ -2,12 +2,9 @@ package io.distlock.redis;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,13 +31,6 @@ class FairLockOwnershipIntegrationTests {
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-	}
-
 	@Test
 	void aFairLockIsReentrantAndOnlyItsThreadUnlocksIt() throws Exception {
 		RedisLockRegistry registry = this.registries.redis();
@@ -53,10 +43,10 @@ class FairLockOwnershipIntegrationTests {
 		registry.obtainFair(key).lock();
 		assertThat(redis.server().scriptCalls()).as("re-entry stays local").isEqualTo(scripts);
 		assertThat(lock.lease().fencingToken()).isEqualTo(token);
-		Future<?> wrongThread = this.executor.submit(() -> registry.obtainFair(key).unlock());
+		Future<?> wrongThread = this.registries.executor().submit(() -> registry.obtainFair(key).unlock());
 		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> wrongThread.get(5, TimeUnit.SECONDS))
 			.withCauseInstanceOf(IllegalMonitorStateException.class);
-		assertThat(this.executor.submit(() -> registry.obtainFair(key).tryLock()).get(5, TimeUnit.SECONDS))
+		assertThat(this.registries.executor().submit(() -> registry.obtainFair(key).tryLock()).get(5, TimeUnit.SECONDS))
 			.as("another thread of the same process").isFalse();
 		lock.unlock();
 		lock.unlock();
@@ -127,7 +117,7 @@ class FairLockOwnershipIntegrationTests {
 		long start = System.nanoTime();
 		// Never released: the fixed lease runs out after a second.
 		assertThat(holder.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
-		Future<Long> grantedAt = this.executor.submit(() -> {
+		Future<Long> grantedAt = this.registries.executor().submit(() -> {
 			DistLock lock = registry.obtainFair(key);
 			assertThat(lock.tryLock(Duration.ofSeconds(20))).isTrue();
 			long at = System.nanoTime();

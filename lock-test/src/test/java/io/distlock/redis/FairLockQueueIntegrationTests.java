@@ -4,12 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,13 +34,6 @@ class FairLockQueueIntegrationTests {
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-	}
-
 	@Test
 	void fixedLeasesThatRunOutPassTheLockOnInArrivalOrder() throws Exception {
 		String key = this.registries.randomKey();
@@ -65,7 +55,7 @@ class FairLockQueueIntegrationTests {
 		for (int i = 0; i < waiters; i++) {
 			int arrival = i;
 			DistLock lock = locks.get(i);
-			outcomes.add(this.executor.submit(() -> {
+			outcomes.add(this.registries.executor().submit(() -> {
 				if (!lock.tryLock(Duration.ofSeconds(30), Duration.ofMillis(leaseMillis))) {
 					return false;
 				}

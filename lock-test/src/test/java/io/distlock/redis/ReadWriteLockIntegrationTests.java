@@ -11,7 +11,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,13 +38,6 @@ class ReadWriteLockIntegrationTests {
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-	}
-
 	@Test
 	void aWriterWaitsForTheReadersWhoseLeasesRunAndNotForALongerLeaseReleasedAlready() throws Exception {
 		String key = this.registries.randomKey();
@@ -56,12 +48,12 @@ class ReadWriteLockIntegrationTests {
 		// Never released: this reader's fixed lease simply runs out after a second.
 		assertThat(shortReader.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
 		// A second reader with a ten-second lease comes and goes while the first still reads.
-		assertThat(this.executor.submit(() -> {
+		assertThat(this.registries.executor().submit(() -> {
 			boolean locked = longReader.tryLock(Duration.ZERO, Duration.ofSeconds(10));
 			longReader.unlock();
 			return locked;
 		}).get(10, TimeUnit.SECONDS)).isTrue();
-		Future<Long> writerGrantedAt = this.executor.submit(() -> {
+		Future<Long> writerGrantedAt = this.registries.executor().submit(() -> {
 			assertThat(writer.tryLock(Duration.ofSeconds(20))).isTrue();
 			long grantedAt = System.nanoTime();
 			writer.unlock();
@@ -91,7 +83,7 @@ class ReadWriteLockIntegrationTests {
 		List<Future<Boolean>> outcomes = new ArrayList<>();
 		for (int i = 0; i < readers; i++) {
 			DistLock reader = readerProcesses.get(i % 2).obtainReadWrite(key).readLock();
-			outcomes.add(this.executor.submit(() -> {
+			outcomes.add(this.registries.executor().submit(() -> {
 				waiting.countDown();
 				if (!reader.tryLock(Duration.ofSeconds(25))) {
 					return false;
@@ -134,7 +126,7 @@ class ReadWriteLockIntegrationTests {
 		List<Future<Long>> grantedAt = new ArrayList<>();
 		for (int i = 0; i < readers; i++) {
 			DistLock reader = registry.obtainReadWrite(key).readLock();
-			grantedAt.add(this.executor.submit(() -> {
+			grantedAt.add(this.registries.executor().submit(() -> {
 				assertThat(reader.tryLock(Duration.ofSeconds(20))).isTrue();
 				long at = System.nanoTime();
 				try {
@@ -174,10 +166,10 @@ class ReadWriteLockIntegrationTests {
 				assertThat(holder.submit(held::isHeldByCurrentThread).get(10, TimeUnit.SECONDS))
 					.as("write=" + write).isTrue();
 				DistLock otherWriter = other.obtainReadWrite(key).writeLock();
-				assertThat(this.executor.submit(() -> tryAndUnlock(otherWriter)).get(10, TimeUnit.SECONDS))
+				assertThat(this.registries.executor().submit(() -> tryAndUnlock(otherWriter)).get(10, TimeUnit.SECONDS))
 					.as("write=" + write + ": another process's writer while the hold stays").isFalse();
 				holder.submit(held::unlock).get(10, TimeUnit.SECONDS);
-				assertThat(this.executor.submit(() -> tryAndUnlock(otherWriter)).get(10, TimeUnit.SECONDS))
+				assertThat(this.registries.executor().submit(() -> tryAndUnlock(otherWriter)).get(10, TimeUnit.SECONDS))
 					.as("write=" + write + ": another process's writer once the holder unlocked").isTrue();
 			}
 		}
@@ -215,7 +207,7 @@ class ReadWriteLockIntegrationTests {
 			DistLock competingWriter = competitor.obtainReadWrite(key).writeLock();
 			long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
 			while (System.nanoTime() < until) {
-				assertThat(this.executor.submit(() -> tryAndUnlock(competingWriter)).get(10, TimeUnit.SECONDS))
+				assertThat(this.registries.executor().submit(() -> tryAndUnlock(competingWriter)).get(10, TimeUnit.SECONDS))
 					.as("write=" + write + ": a writer of another process while the hold is renewed").isFalse();
 				Thread.sleep(100);
 			}

@@ -5,11 +5,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,13 +36,6 @@ class WaiterRaceIntegrationTests {
 
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
-
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-	}
 
 	@ParameterizedTest(name = "fair={0}, waiters in one process={1}, {2}")
 	@CsvSource({ "false, false, PUB_SUB", "true, false, PUB_SUB", "false, true, PUB_SUB", "true, true, PUB_SUB",
@@ -86,7 +76,7 @@ class WaiterRaceIntegrationTests {
 	 */
 	private CompletableFuture<Attempt> waitFor(DistLock lock, CountDownLatch releaseWinner) {
 		CompletableFuture<Attempt> outcome = new CompletableFuture<>();
-		this.executor.execute(() -> {
+		this.registries.executor().execute(() -> {
 			try {
 				long start = System.nanoTime();
 				boolean acquired = lock.tryLock(WAIT);

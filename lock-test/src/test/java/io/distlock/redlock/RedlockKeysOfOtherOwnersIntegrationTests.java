@@ -1,24 +1,19 @@
 package io.distlock.redlock;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
-import io.distlock.test.redis.RedisServer;
+import io.distlock.test.redis.RedisNodesExtension;
 import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,29 +31,11 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 
 	private static final String OTHER = "another-process:grant";
 
-	private static final List<RedisServer> nodes = new ArrayList<>();
-
-	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
+	@RegisterExtension
+	static final RedisNodesExtension redlock = new RedisNodesExtension(3, Duration.ofSeconds(2));
 
 	@RegisterExtension
 	final LockRegistries registries = new LockRegistries();
-
-	@BeforeAll
-	static void startThreeNodes() {
-		for (int i = 0; i < 3; i++) {
-			RedisServer node = RedisServer.start();
-			nodes.add(node);
-			factories.add(node.newConnectionFactory(Duration.ofSeconds(2)));
-		}
-	}
-
-	@AfterAll
-	static void stopNodes() {
-		factories.forEach(LettuceConnectionFactory::destroy);
-		nodes.forEach(RedisServer::close);
-		factories.clear();
-		nodes.clear();
-	}
 
 	@Test
 	void aMinorityHeldByAnotherOwnerIsLeftAsItWasWhileAQuorumAcquiresExtendsAndReleases() {
@@ -178,7 +155,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration leaseTime, LockListener listener) {
-		return this.registries.add(RedlockRegistry.builder(factories)
+		return this.registries.add(RedlockRegistry.builder(redlock.connectionFactories())
 			.perNodeTimeout(Duration.ofMillis(200))
 			.leaseTime(leaseTime)
 			.listener(listener)
@@ -191,7 +168,9 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	 */
 	private static void awaitOnEveryNode(String key) {
 		await().atMost(Duration.ofSeconds(2))
-			.until(() -> nodes.stream().allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))));
+			.until(() -> redlock.servers()
+				.stream()
+				.allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))));
 	}
 
 	private static void assertUntouched(int node, String key) {
@@ -211,7 +190,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	}
 
 	private static StringRedisTemplate node(int index) {
-		return nodes.get(index).template();
+		return redlock.node(index).template();
 	}
 
 	private static String lockKey(String key) {

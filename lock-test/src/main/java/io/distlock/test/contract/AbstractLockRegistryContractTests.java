@@ -57,8 +57,6 @@ public abstract class AbstractLockRegistryContractTests implements ExclusionCont
 	@RegisterExtension
 	final LockRegistries registries = new LockRegistries();
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
 	private final List<ExecutorService> holders = new CopyOnWriteArrayList<>();
 
 	@Override
@@ -73,7 +71,7 @@ public abstract class AbstractLockRegistryContractTests implements ExclusionCont
 
 	@Override
 	public final ExecutorService executor() {
-		return this.executor;
+		return this.registries.executor();
 	}
 
 	@Override
@@ -84,11 +82,10 @@ public abstract class AbstractLockRegistryContractTests implements ExclusionCont
 	}
 
 	/**
-	 * Stop the test's threads; its registries are closed after this.
+	 * Stop the holders' threads; the pool and then the registries are stopped after this.
 	 */
 	@AfterEach
-	void stopThreads() {
-		this.executor.shutdownNow();
+	void stopHolders() {
 		this.holders.forEach(ExecutorService::shutdownNow);
 	}
 

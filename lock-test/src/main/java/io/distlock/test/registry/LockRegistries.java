@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -18,7 +20,8 @@ import io.distlock.test.redis.RedisServerExtension;
 
 /**
  * A JUnit extension that makes the lock registries of a test, closes every one of them after
- * the test, and makes keys no other test uses.
+ * the test, and makes keys no other test uses; it also lends the test a pool for its other
+ * threads, stopped after the test.
  * <p>
  * On a {@link RedisServerExtension}, {@link #redis()} builds a {@link RedisLockRegistry} on the
  * server; any other registry (Redlock, a cluster's, an in-memory one) is built by the test and
@@ -39,8 +42,8 @@ import io.distlock.test.redis.RedisServerExtension;
  * }
  * </pre>
  *
- * Registries are closed in the order they were made, after the test's {@code @AfterEach}
- * methods.
+ * After the test's {@code @AfterEach} methods, the pool is stopped first (its threads are
+ * interrupted), then the registries are closed in the order they were made.
  */
 public final class LockRegistries implements BeforeEachCallback, AfterEachCallback {
 
@@ -49,6 +52,8 @@ public final class LockRegistries implements BeforeEachCallback, AfterEachCallba
 	private final List<AbstractLockRegistry> registries = new CopyOnWriteArrayList<>();
 
 	private volatile String keyPrefix = "test";
+
+	private ExecutorService executor;
 
 	/**
 	 * Create an extension for registries that the tests build themselves.
@@ -116,6 +121,18 @@ public final class LockRegistries implements BeforeEachCallback, AfterEachCallba
 		return this.keyPrefix + ":" + UUID.randomUUID();
 	}
 
+	/**
+	 * Return a pool for the test's other threads (a cached pool, made on first use), stopped
+	 * after the test.
+	 * @return the pool
+	 */
+	public synchronized ExecutorService executor() {
+		if (this.executor == null) {
+			this.executor = Executors.newCachedThreadPool();
+		}
+		return this.executor;
+	}
+
 	@Override
 	public void beforeEach(ExtensionContext context) {
 		this.keyPrefix = context.getTestMethod().map((method) -> method.getName()).orElse("test");
@@ -123,6 +140,12 @@ public final class LockRegistries implements BeforeEachCallback, AfterEachCallba
 
 	@Override
 	public void afterEach(ExtensionContext context) {
+		synchronized (this) {
+			if (this.executor != null) {
+				this.executor.shutdownNow();
+				this.executor = null;
+			}
+		}
 		List<AbstractLockRegistry> closing = new ArrayList<>(this.registries);
 		this.registries.clear();
 		RuntimeException failure = null;
