@@ -2,7 +2,6 @@ package io.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -10,7 +9,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,13 +41,6 @@ class ClosedRegistryIntegrationTests {
 
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
-
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	@AfterEach
-	void close() {
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-	}
 
 	@Test
 	void closingARegistryTellsEveryHolderAndFreesItsKeysWithinTheLease() throws Exception {
@@ -98,8 +89,7 @@ class ClosedRegistryIntegrationTests {
 	 */
 	@Test
 	void aGrantThatArrivesAfterTheRegistryClosedIsToldLost() throws Exception {
-		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(10));
-		this.factories.add(factory);
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofSeconds(10));
 		int granted = 0;
 		for (int i = 0; i < 20; i++) {
 			RedisLockRegistry closing = this.registries.add(RedisLockRegistry.builder(factory)

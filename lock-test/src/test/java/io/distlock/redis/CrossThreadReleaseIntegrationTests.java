@@ -1,13 +1,10 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,17 +34,9 @@ class CrossThreadReleaseIntegrationTests {
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
 
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	@AfterEach
-	void close() {
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-	}
-
 	@Test
 	void theOwnerThreadAskingAgainDuringAnotherThreadsReleaseIsANewAcquisition() throws Exception {
-		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(10));
-		this.factories.add(factory);
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofSeconds(10));
 		RedisLockRegistry registry = this.registries.add(RedisLockRegistry.builder(factory).build());
 		String key = this.registries.randomKey();
 		LockLease first = registry.acquire(key, Duration.ZERO);

@@ -2,14 +2,11 @@ package io.distlock.redis;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -44,13 +41,6 @@ class RedisFaultIntegrationTests {
 
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
-
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	@AfterEach
-	void close() {
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-	}
 
 	@Test
 	void killedHolderJvmFreesTheLockWithinItsLease() throws Exception {
@@ -114,8 +104,7 @@ class RedisFaultIntegrationTests {
 
 	@Test
 	void unreachableRedisGivesAClearExceptionNeverAFalseAcquire() throws Exception {
-		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofMillis(500));
-		this.factories.add(factory);
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofMillis(500));
 		RedisLockRegistry registry = this.registries.add(RedisLockRegistry.builder(factory).build());
 		String key = this.registries.randomKey();
 		registry.acquire(key, Duration.ZERO).release();
@@ -133,8 +122,7 @@ class RedisFaultIntegrationTests {
 
 	@Test
 	void frozenRedisMakesTheHolderLostAtItsValidityDeadline() throws Exception {
-		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(5));
-		this.factories.add(factory);
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofSeconds(5));
 		RedisLockRegistry registry = this.registries.add(RedisLockRegistry.builder(factory)
 			.leaseTime(Duration.ofSeconds(1))
 			.build());
