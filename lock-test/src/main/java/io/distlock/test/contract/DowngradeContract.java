@@ -47,19 +47,19 @@ interface DowngradeContract extends LockRegistryContract {
 		runOnHolder(holder, read::unlock);
 		assertThat(onHolder(holder, () -> read.tryLock(1, TimeUnit.SECONDS))).as("the writer takes the read lock")
 			.isTrue();
-		assertThat(executor().submit(() -> tryAndUnlock(other.obtainReadWrite(key).readLock())).get())
+		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).readLock()))
 			.as("another process's reader while the write lock is held").isFalse();
 		runOnHolder(holder, write::unlock);
 		assertThat(onHolder(holder, read::isHeldByCurrentThread)).isTrue();
 		assertThat(onHolder(holder, write::isHeldByCurrentThread)).isFalse();
-		assertThat(executor().submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get())
+		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock()))
 			.as("another process's writer while the downgraded reader holds").isFalse();
-		assertThat(executor().submit(() -> tryAndUnlock(other.obtainReadWrite(key).readLock())).get())
+		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).readLock()))
 			.as("another process's reader shares").isTrue();
-		assertThat(executor().submit(() -> tryAndUnlock(registry.obtainReadWrite(key).writeLock())).get())
+		assertThat(anotherThreadGets(() -> registry.obtainReadWrite(key).writeLock()))
 			.as("another thread's writer").isFalse();
 		runOnHolder(holder, read::unlock);
-		assertThat(executor().submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get())
+		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock()))
 			.as("a writer once the reader left").isTrue();
 		assertThat(registry.localKeyCount()).isZero();
 	}
@@ -76,18 +76,12 @@ interface DowngradeContract extends LockRegistryContract {
 		ExecutorService holder = newHolderThread();
 		runOnHolder(holder, write::lock);
 		DistLock otherWrite = other.obtainReadWrite(key).writeLock();
-		Future<Boolean> waitingWriter = executor().submit(() -> {
-			boolean acquired = otherWrite.tryLock(Duration.ofSeconds(20));
-			if (acquired) {
-				otherWrite.unlock();
-			}
-			return acquired;
-		});
+		Future<Boolean> waitingWriter = executor().submit(() -> tryAndUnlock(otherWrite, Duration.ofSeconds(20)));
 		awaitWriterWaiting(other, key);
 		// A waiting writer holds back new readers, but not the writer's own downgrade.
 		assertThat(onHolder(holder, () -> read.tryLock(1, TimeUnit.SECONDS))).isTrue();
 		runOnHolder(holder, write::unlock);
-		assertThat(executor().submit(() -> tryAndUnlock(third.obtainReadWrite(key).writeLock())).get())
+		assertThat(anotherThreadGets(() -> third.obtainReadWrite(key).writeLock()))
 			.as("a third process's writer while the downgraded reader holds").isFalse();
 		assertThat(waitingWriter.isDone()).as("the waiting writer while the downgraded reader holds").isFalse();
 		runOnHolder(holder, read::unlock);
@@ -157,9 +151,9 @@ interface DowngradeContract extends LockRegistryContract {
 		read.lease().onLost((ex) -> lost.incrementAndGet());
 		write.unlock();
 		assertThat(read.lease().extend(Duration.ofMillis(400))).isTrue();
-		assertThat(executor().submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get()).isFalse();
+		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock())).isFalse();
 		await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
-		assertThat(executor().submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get())
+		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock()))
 			.as("another process's writer once the downgraded read lease ran out").isTrue();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::unlock);
 		assertThat(registry.localKeyCount()).isZero();

@@ -2,9 +2,12 @@ package io.distlock.test.contract;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
 
+import io.distlock.core.DistLock;
 import io.distlock.engine.AbstractLockRegistry;
 
+import static io.distlock.test.contract.ContractSteps.tryAndUnlock;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -95,6 +98,17 @@ interface LockRegistryContract {
 	 * @return the pool
 	 */
 	ExecutorService executor();
+
+	/**
+	 * Return whether another thread gets the lock at once, letting it go again if so. The lock
+	 * is obtained on that thread, as a caller there would.
+	 * @param lock obtains the lock, such as {@code () -> other.obtainReadWrite(key).writeLock()}
+	 * @return whether the other thread got the lock
+	 * @throws Exception if the other thread failed or was interrupted
+	 */
+	default boolean anotherThreadGets(Supplier<DistLock> lock) throws Exception {
+		return executor().submit(() -> tryAndUnlock(lock.get())).get();
+	}
 
 	/**
 	 * Return a thread of its own, stopped after the test, for a holder whose steps the test runs

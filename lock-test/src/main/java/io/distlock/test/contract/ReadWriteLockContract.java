@@ -34,19 +34,17 @@ interface ReadWriteLockContract extends LockRegistryContract {
 		String key = randomKey();
 		DistLock read = first.obtainReadWrite(key).readLock();
 		read.lock();
-		assertThat(executor().submit(() -> tryAndUnlock(second.obtainReadWrite(key).readLock())).get())
-			.as("a second reader").isTrue();
-		assertThat(executor().submit(() -> tryAndUnlock(second.obtainReadWrite(key).writeLock())).get())
+		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).readLock())).as("a second reader").isTrue();
+		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).writeLock()))
 			.as("a writer while a reader holds").isFalse();
 		read.unlock();
 		DistLock write = first.obtainReadWrite(key).writeLock();
 		write.lock();
-		assertThat(executor().submit(() -> tryAndUnlock(second.obtainReadWrite(key).readLock())).get())
+		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).readLock()))
 			.as("a reader while a writer holds").isFalse();
-		assertThat(executor().submit(() -> tryAndUnlock(second.obtainReadWrite(key).writeLock())).get())
-			.as("a second writer").isFalse();
+		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).writeLock())).as("a second writer").isFalse();
 		write.unlock();
-		assertThat(executor().submit(() -> tryAndUnlock(second.obtainReadWrite(key).writeLock())).get())
+		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).writeLock()))
 			.as("a writer once everyone left").isTrue();
 		assertThat(first.localKeyCount()).isZero();
 	}
@@ -59,17 +57,11 @@ interface ReadWriteLockContract extends LockRegistryContract {
 		String key = randomKey();
 		DistLock firstReader = readers.obtainReadWrite(key).readLock();
 		firstReader.lock();
-		Future<Boolean> writer = executor().submit(() -> {
-			DistLock lock = writers.obtainReadWrite(key).writeLock();
-			boolean locked = lock.tryLock(Duration.ofSeconds(10));
-			if (locked) {
-				lock.unlock();
-			}
-			return locked;
-		});
+		Future<Boolean> writer = executor()
+			.submit(() -> tryAndUnlock(writers.obtainReadWrite(key).writeLock(), Duration.ofSeconds(10)));
 		try {
 			Thread.sleep(300);
-			assertThat(executor().submit(() -> tryAndUnlock(registry().obtainReadWrite(key).readLock())).get())
+			assertThat(anotherThreadGets(() -> registry().obtainReadWrite(key).readLock()))
 				.as("a new reader while a writer waits").isFalse();
 		}
 		finally {
@@ -90,10 +82,10 @@ interface ReadWriteLockContract extends LockRegistryContract {
 		read.lock();
 		Thread.sleep(1_500);
 		assertThat(read.isHeldByCurrentThread()).isTrue();
-		assertThat(executor().submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get()).isFalse();
+		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock())).isFalse();
 		read.unlock();
 		read.unlock();
-		assertThat(executor().submit(() -> tryAndUnlock(other.obtainReadWrite(key).writeLock())).get()).isTrue();
+		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock())).isTrue();
 	}
 
 	@Test
@@ -111,8 +103,8 @@ interface ReadWriteLockContract extends LockRegistryContract {
 			assertThat(lock.tryLock(Duration.ofSeconds(2), Duration.ofMillis(300))).as(lock.toString()).isTrue();
 			lock.lease().onLost((ex) -> lost.incrementAndGet());
 			assertThat(lock.lease().remaining()).isLessThanOrEqualTo(Duration.ofMillis(300));
-			assertThat(executor().submit(() -> tryAndUnlock(otherWrite)).get()).as("a writer while held").isFalse();
-			assertThat(executor().submit(() -> tryAndUnlock(otherRead)).get()).as("a reader while held")
+			assertThat(anotherThreadGets(() -> otherWrite)).as("a writer while held").isFalse();
+			assertThat(anotherThreadGets(() -> otherRead)).as("a reader while held")
 				.isEqualTo(lock == read);
 			await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
 			assertThat(lock.isHeldByCurrentThread()).isFalse();
