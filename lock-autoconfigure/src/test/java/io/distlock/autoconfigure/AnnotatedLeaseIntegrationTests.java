@@ -1,12 +1,9 @@
 package io.distlock.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +16,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -35,18 +33,13 @@ class AnnotatedLeaseIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static final List<RedisLockRegistry> others = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private ApplicationContextRunner runner() {
 		return DistlockRunners.withRedis(redis.server())
 			.withPropertyValues("distlock.lease-time=600ms")
 			.withBean("imports", Imports.class);
-	}
-
-	@AfterEach
-	void closeOtherInstances() {
-		others.forEach(RedisLockRegistry::close);
-		others.clear();
 	}
 
 	@Test
@@ -71,10 +64,8 @@ class AnnotatedLeaseIntegrationTests {
 		});
 	}
 
-	private static RedisLockRegistry otherInstance() {
-		RedisLockRegistry other = new RedisLockRegistry(redis.server().connectionFactory());
-		others.add(other);
-		return other;
+	private RedisLockRegistry otherInstance() {
+		return this.registries.redis();
 	}
 
 	public static class Imports {

@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,6 +30,7 @@ import io.distlock.core.LockRegistry;
 import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -45,6 +45,9 @@ class DistributedLockIntegrationTests {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private ApplicationContextRunner runner() {
 		return DistlockRunners.withRedisAndMetrics(redis.server())
@@ -211,18 +214,9 @@ class DistributedLockIntegrationTests {
 		});
 	}
 
-	private final List<RedisLockRegistry> others = new ArrayList<>();
-
-	@AfterEach
-	void closeOtherInstances() {
-		this.others.forEach(RedisLockRegistry::close);
-	}
-
 	private LockRegistry otherInstance(ConfigurableApplicationContext context) {
 		// A second registry on the same Redis: another application instance.
-		RedisLockRegistry other = new RedisLockRegistry(redis.server().connectionFactory());
-		this.others.add(other);
-		return other;
+		return this.registries.redis();
 	}
 
 	private static StringRedisTemplate redis() {

@@ -2,12 +2,10 @@ package io.distlock.autoconfigure;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,6 +20,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -37,17 +36,13 @@ class LockedMethodExceptionIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> others = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private ApplicationContextRunner runner() {
 		return DistlockRunners.withRedis(redis.server())
 			.withBean("jobs", Jobs.class)
 			.withBean("acquisitions", Acquisitions.class);
-	}
-
-	@AfterEach
-	void closeOtherInstances() {
-		this.others.forEach(RedisLockRegistry::close);
 	}
 
 	@Test
@@ -101,8 +96,7 @@ class LockedMethodExceptionIntegrationTests {
 	}
 
 	private void assertOtherInstanceAcquires(String key) {
-		RedisLockRegistry other = new RedisLockRegistry(redis.server().connectionFactory());
-		this.others.add(other);
+		RedisLockRegistry other = this.registries.redis();
 		assertThat(other.tryAcquire(key, Duration.ZERO)).hasValueSatisfying(LockLease::release);
 	}
 

@@ -32,17 +32,17 @@ class UserRegistryContractIntegrationTests extends AbstractLockRegistryContractT
 	RedisServer redis;
 
 	@Override
-	protected AbstractLockRegistry createRegistry(Duration leaseTime) {
+	public AbstractLockRegistry createRegistry(Duration leaseTime) {
 		return RedisLockRegistry.builder(this.connectionFactory).keyPrefix(PREFIX).leaseTime(leaseTime).build();
 	}
 
 	@Override
-	protected void deleteInStore(AbstractLockRegistry registry, String key) {
+	public void deleteInStore(AbstractLockRegistry registry, String key) {
 		this.redis.template().delete(PREFIX + "{" + key + "}");
 	}
 
 	@Override
-	protected boolean isHeldInStore(AbstractLockRegistry registry, String key) {
+	public boolean isHeldInStore(AbstractLockRegistry registry, String key) {
 		return Boolean.TRUE.equals(this.redis.template().hasKey(PREFIX + "{" + key + "}"));
 	}
 

@@ -3,6 +3,7 @@ package io.distlock.coroutines
 import io.distlock.core.LockRequest
 import io.distlock.redis.RedisLockRegistry
 import io.distlock.test.redis.RedisServerExtension
+import io.distlock.test.registry.LockRegistries
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
@@ -15,7 +16,6 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.extension.RegisterExtension
 import java.time.Duration
-import java.util.UUID
 import java.util.concurrent.Executors
 import java.util.concurrent.ThreadLocalRandom
 import java.util.concurrent.TimeUnit
@@ -39,21 +39,22 @@ class CoroutineCancellationStormIntegrationTests {
 		private val LEASE_TIME: Duration = Duration.ofSeconds(1)
 	}
 
-	private val registries = mutableListOf<RedisLockRegistry>()
+	@JvmField
+	@RegisterExtension
+	val registries = LockRegistries.on(redis)
 
 	private val executor = Executors.newSingleThreadExecutor()
 
 	@AfterEach
 	fun close() {
 		executor.shutdownNow()
-		registries.forEach { it.close() }
 	}
 
 	@Test
 	fun coroutinesCancelledAtRandomMomentsLeaveNoKeyAndNothingRenewed() {
 		val registry = register()
 		val competitor = register()
-		val key = "coroutine-storm:" + UUID.randomUUID()
+		val key = registries.randomKey()
 		val stop = AtomicBoolean()
 		val competing = executor.submit {
 			while (!stop.get()) {
@@ -99,10 +100,6 @@ class CoroutineCancellationStormIntegrationTests {
 		assertThat(redis.server().template().hasKey("distlock:{$key}")).isFalse()
 	}
 
-	private fun register(): RedisLockRegistry {
-		val registry = RedisLockRegistry.builder(redis.server().connectionFactory()).leaseTime(LEASE_TIME).build()
-		registries.add(registry)
-		return registry
-	}
+	private fun register(): RedisLockRegistry = registries.redis { it.leaseTime(LEASE_TIME) }
 
 }

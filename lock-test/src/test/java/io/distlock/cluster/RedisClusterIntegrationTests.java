@@ -14,11 +14,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 import io.distlock.core.DistLock;
@@ -28,6 +27,7 @@ import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.ClusterLockHolderMain;
 import io.distlock.test.redis.RedisCluster;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,7 +41,8 @@ class RedisClusterIntegrationTests {
 
 	private static RedisCluster cluster;
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries(() -> cluster.connectionFactory());
 
 	@BeforeAll
 	static void startCluster() {
@@ -51,11 +52,6 @@ class RedisClusterIntegrationTests {
 	@AfterAll
 	static void stopCluster() {
 		cluster.close();
-	}
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
 	}
 
 	@Test
@@ -109,10 +105,7 @@ class RedisClusterIntegrationTests {
 	@Test
 	void aWaiterIsWokenByAReleaseOnAnotherMaster() throws Exception {
 		RedisLockRegistry holder = registry(Duration.ofSeconds(30));
-		RedisLockRegistry waiter = RedisLockRegistry.builder(cluster.connectionFactory())
-			.retryInterval(Duration.ofSeconds(20))
-			.build();
-		this.registries.add(waiter);
+		RedisLockRegistry waiter = this.registries.redis((builder) -> builder.retryInterval(Duration.ofSeconds(20)));
 		String key = "cluster-wake:" + UUID.randomUUID();
 		LockLease lease = holder.acquire(key, Duration.ZERO);
 		ExecutorService executor = Executors.newSingleThreadExecutor();
@@ -172,9 +165,7 @@ class RedisClusterIntegrationTests {
 	}
 
 	private RedisLockRegistry registry(Duration leaseTime) {
-		RedisLockRegistry registry = RedisLockRegistry.builder(cluster.connectionFactory()).leaseTime(leaseTime).build();
-		this.registries.add(registry);
-		return registry;
+		return this.registries.redis((builder) -> builder.leaseTime(leaseTime));
 	}
 
 }

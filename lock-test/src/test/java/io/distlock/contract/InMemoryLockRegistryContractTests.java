@@ -15,7 +15,7 @@ class InMemoryLockRegistryContractTests extends AbstractLockRegistryContractTest
 	private InMemoryLockRegistry first;
 
 	@Override
-	protected AbstractLockRegistry createRegistry(Duration leaseTime) {
+	public AbstractLockRegistry createRegistry(Duration leaseTime) {
 		if (this.first == null) {
 			this.first = new InMemoryLockRegistry(leaseTime, LockListener.NONE);
 			return this.first;
@@ -24,12 +24,12 @@ class InMemoryLockRegistryContractTests extends AbstractLockRegistryContractTest
 	}
 
 	@Override
-	protected void deleteInStore(AbstractLockRegistry registry, String key) {
+	public void deleteInStore(AbstractLockRegistry registry, String key) {
 		((InMemoryLockRegistry) registry).forceDelete(key);
 	}
 
 	@Override
-	protected boolean isHeldInStore(AbstractLockRegistry registry, String key) {
+	public boolean isHeldInStore(AbstractLockRegistry registry, String key) {
 		return ((InMemoryLockRegistry) registry).isHeldInStore(key);
 	}
 

@@ -35,22 +35,22 @@ class RedisLockRegistryContractIntegrationTests extends AbstractLockRegistryCont
 	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@Override
-	protected AbstractLockRegistry createRegistry(Duration leaseTime) {
+	public AbstractLockRegistry createRegistry(Duration leaseTime) {
 		return RedisLockRegistry.builder(redis.server().connectionFactory()).leaseTime(leaseTime).build();
 	}
 
 	@Override
-	protected void deleteInStore(AbstractLockRegistry registry, String key) {
+	public void deleteInStore(AbstractLockRegistry registry, String key) {
 		redis.server().template().delete(lockKey(registry, key));
 	}
 
 	@Override
-	protected boolean isHeldInStore(AbstractLockRegistry registry, String key) {
+	public boolean isHeldInStore(AbstractLockRegistry registry, String key) {
 		return Boolean.TRUE.equals(redis.server().template().hasKey(lockKey(registry, key)));
 	}
 
 	@Override
-	protected void awaitWriterWaiting(AbstractLockRegistry registry, String key) {
+	public void awaitWriterWaiting(AbstractLockRegistry registry, String key) {
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> redis.server().template().hasKey(lockKey(registry, key) + ":writer-waiting"));
 	}

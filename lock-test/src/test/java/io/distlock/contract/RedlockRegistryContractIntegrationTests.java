@@ -1,17 +1,12 @@
 package io.distlock.contract;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
@@ -21,6 +16,7 @@ import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.test.contract.AbstractLockRegistryContractTests;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redlock.RedlockRegistry;
+import io.distlock.test.redis.RedisNodesExtension;
 import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,34 +31,16 @@ import static org.awaitility.Awaitility.await;
  */
 class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContractTests {
 
-	private static final List<RedisServer> nodes = new ArrayList<>();
+	@RegisterExtension
+	static final RedisNodesExtension redlock = new RedisNodesExtension(3, Duration.ofSeconds(2));
 
-	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	@BeforeAll
-	static void startThreeNodes() {
-		for (int i = 0; i < 3; i++) {
-			RedisServer node = RedisServer.start();
-			nodes.add(node);
-			factories.add(node.newConnectionFactory(Duration.ofSeconds(2)));
-		}
-	}
-
-	@AfterAll
-	static void stopNodes() {
-		factories.forEach(LettuceConnectionFactory::destroy);
-		nodes.forEach(RedisServer::close);
-		factories.clear();
-		nodes.clear();
+	@Override
+	public AbstractLockRegistry createRegistry(Duration leaseTime) {
+		return RedlockRegistry.builder(redlock.connectionFactories()).leaseTime(leaseTime).build();
 	}
 
 	@Override
-	protected AbstractLockRegistry createRegistry(Duration leaseTime) {
-		return RedlockRegistry.builder(factories).leaseTime(leaseTime).build();
-	}
-
-	@Override
-	protected boolean offersFairAndReadWriteLocks() {
+	public boolean offersFairAndReadWriteLocks() {
 		return false;
 	}
 
@@ -72,13 +50,13 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 	 * the delete). Every caller has just acquired the key on healthy nodes.
 	 */
 	@Override
-	protected void deleteInStore(AbstractLockRegistry registry, String key) {
+	public void deleteInStore(AbstractLockRegistry registry, String key) {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-		while (!nodes.stream().allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key))))
+		while (!redlock.servers().stream().allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key))))
 				&& System.nanoTime() < deadline) {
 			Thread.onSpinWait();
 		}
-		nodes.forEach((node) -> node.template().delete(lockKey(key)));
+		redlock.servers().forEach((node) -> node.template().delete(lockKey(key)));
 	}
 
 	/**
@@ -86,17 +64,20 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 	 * back), so a delete alone is healed; a grant is lost when another owner took a quorum.
 	 */
 	@Override
-	protected void loseInStore(AbstractLockRegistry registry, String key) {
+	public void loseInStore(AbstractLockRegistry registry, String key) {
 		deleteInStore(registry, key);
-		for (int i = 0; i < nodes.size() / 2 + 1; i++) {
-			nodes.get(i).template().opsForValue().set(lockKey(key), "another-process:grant", Duration.ofSeconds(30));
+		for (int i = 0; i < redlock.servers().size() / 2 + 1; i++) {
+			redlock.node(i).template().opsForValue().set(lockKey(key), "another-process:grant", Duration.ofSeconds(30));
 		}
 	}
 
 	@Override
-	protected boolean isHeldInStore(AbstractLockRegistry registry, String key) {
-		long holding = nodes.stream().filter((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))).count();
-		return holding >= nodes.size() / 2 + 1;
+	public boolean isHeldInStore(AbstractLockRegistry registry, String key) {
+		long holding = redlock.servers()
+			.stream()
+			.filter((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key))))
+			.count();
+		return holding >= redlock.servers().size() / 2 + 1;
 	}
 
 	private static String lockKey(String key) {
@@ -126,9 +107,9 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 		AtomicInteger lost = new AtomicInteger();
 		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
 			lease.onLost((ex) -> lost.incrementAndGet());
-			nodes.get(0).template().delete(lockKey(key));
+			redlock.node(0).template().delete(lockKey(key));
 			await().atMost(Duration.ofSeconds(3))
-				.until(() -> Boolean.TRUE.equals(nodes.get(0).template().hasKey(lockKey(key))));
+				.until(() -> Boolean.TRUE.equals(redlock.node(0).template().hasKey(lockKey(key))));
 			assertThat(lease.isValid()).isTrue();
 		}
 		assertThat(lost).hasValue(0);
@@ -143,7 +124,7 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(10)));
 		deleteInStore(registry, key);
 		assertThat(lease.extend(Duration.ofSeconds(30))).isFalse();
-		assertThat(nodes).as("nodes holding the key after the refused extension")
+		assertThat(redlock.servers()).as("nodes holding the key after the refused extension")
 			.noneMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key))));
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
 	}
@@ -157,11 +138,13 @@ class RedlockRegistryContractIntegrationTests extends AbstractLockRegistryContra
 			// The grant counts once a quorum answered: let the last node's SET land before the key
 			// is taken from node 0, or it could land after the delete and bring the key back.
 			await().atMost(Duration.ofSeconds(5))
-				.until(() -> nodes.stream().allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))));
-			nodes.get(0).template().delete(lockKey(key));
+				.until(() -> redlock.servers()
+					.stream()
+					.allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))));
+			redlock.node(0).template().delete(lockKey(key));
 			assertThat(lease.extend(Duration.ofSeconds(30))).isTrue();
-			assertThat(nodes.get(0).template().hasKey(lockKey(key))).isFalse();
-			for (RedisServer node : nodes.subList(1, nodes.size())) {
+			assertThat(redlock.node(0).template().hasKey(lockKey(key))).isFalse();
+			for (RedisServer node : redlock.servers().subList(1, redlock.servers().size())) {
 				assertThat(node.template().getExpire(lockKey(key), TimeUnit.MILLISECONDS)).isBetween(25_000L, 30_000L);
 			}
 		}

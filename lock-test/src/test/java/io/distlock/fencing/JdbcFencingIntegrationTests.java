@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
@@ -32,6 +31,7 @@ import io.distlock.core.StaleFencingTokenException;
 import io.distlock.metrics.MicrometerLockListener;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -53,6 +53,9 @@ class JdbcFencingIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
+
 	private static EmbeddedPostgres postgres;
 
 	private RedisLockRegistry first;
@@ -73,15 +76,9 @@ class JdbcFencingIntegrationTests {
 
 	@BeforeEach
 	void startRegistries() {
-		this.first = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
-		this.second = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
+		this.first = this.registries.redis();
+		this.second = this.registries.redis();
 		this.key = "stock:" + UUID.randomUUID();
-	}
-
-	@AfterEach
-	void stopRegistries() {
-		this.first.close();
-		this.second.close();
 	}
 
 	@ParameterizedTest

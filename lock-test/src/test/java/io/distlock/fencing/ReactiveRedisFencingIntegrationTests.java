@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,6 +19,7 @@ import io.distlock.core.StaleFencingTokenException;
 import io.distlock.reactive.ReactiveLocks;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -38,6 +38,9 @@ class ReactiveRedisFencingIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
+
 	private RedisLockRegistry first;
 
 	private RedisLockRegistry second;
@@ -50,18 +53,12 @@ class ReactiveRedisFencingIntegrationTests {
 
 	@BeforeEach
 	void start() {
-		this.first = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
-		this.second = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
+		this.first = this.registries.redis();
+		this.second = this.registries.redis();
 		this.template = new ReactiveStringRedisTemplate(redis.server().connectionFactory());
 		this.fencing = new ReactiveRedisFencing(this.template);
 		this.key = "stock:" + UUID.randomUUID();
 		redis.server().template().opsForValue().set(this.key, "10");
-	}
-
-	@AfterEach
-	void stop() {
-		this.first.close();
-		this.second.close();
 	}
 
 	@Test

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,6 +18,7 @@ import io.distlock.core.LockRequest;
 import io.distlock.core.StaleFencingTokenException;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -37,6 +37,9 @@ class RedisFencingIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
+
 	private RedisLockRegistry first;
 
 	private RedisLockRegistry second;
@@ -49,17 +52,11 @@ class RedisFencingIntegrationTests {
 
 	@BeforeEach
 	void start() {
-		this.first = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
-		this.second = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
+		this.first = this.registries.redis();
+		this.second = this.registries.redis();
 		this.template = redis.server().template();
 		this.fencing = new RedisFencing(this.template);
 		this.key = "cart:" + UUID.randomUUID();
-	}
-
-	@AfterEach
-	void stop() {
-		this.first.close();
-		this.second.close();
 	}
 
 	@Test

@@ -1,8 +1,6 @@
 package io.distlock.reactive;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +22,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -41,14 +40,14 @@ class ReactiveCancellationStormIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private final ExecutorService executor = Executors.newSingleThreadExecutor();
 
 	@AfterEach
 	void close() {
 		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
 	}
 
 	@Test
@@ -103,11 +102,7 @@ class ReactiveCancellationStormIntegrationTests {
 	}
 
 	private RedisLockRegistry register() {
-		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
-			.leaseTime(LEASE_TIME)
-			.build();
-		this.registries.add(registry);
-		return registry;
+		return this.registries.redis((builder) -> builder.leaseTime(LEASE_TIME));
 	}
 
 }

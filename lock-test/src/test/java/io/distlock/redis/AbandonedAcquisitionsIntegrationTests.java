@@ -3,11 +3,8 @@ package io.distlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +12,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +20,7 @@ import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -43,20 +40,13 @@ class AbandonedAcquisitionsIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void anInterruptStormOnAcquisitionsAndReleasesLeavesNoKeyAndNothingRenewed() throws Exception {
 		RedisLockRegistry registry = register();
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		AtomicBoolean stop = new AtomicBoolean();
 		AtomicInteger granted = new AtomicInteger();
 		AtomicInteger interrupted = new AtomicInteger();
@@ -128,10 +118,10 @@ class AbandonedAcquisitionsIntegrationTests {
 		RedisLockRegistry competitor = register();
 		int completedInAll = 0;
 		for (boolean fair : new boolean[] { false, true }) {
-			String key = randomKey();
+			String key = this.registries.randomKey();
 			// Another process takes the lock now and then, so that some acquisitions wait.
 			AtomicBoolean stop = new AtomicBoolean();
-			Future<?> competing = this.executor.submit(() -> {
+			Future<?> competing = this.registries.executor().submit(() -> {
 				while (!stop.get()) {
 					try (LockLease lease = competitor.acquire(LockRequest.of(key).fair(fair)
 						.waitTime(Duration.ofSeconds(5)))) {
@@ -174,9 +164,9 @@ class AbandonedAcquisitionsIntegrationTests {
 	void cancellingLockedTasksAtRandomMomentsLeavesNoKeyAndNothingRenewed() throws Exception {
 		RedisLockRegistry registry = register();
 		RedisLockRegistry competitor = register();
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		AtomicBoolean stop = new AtomicBoolean();
-		Future<?> competing = this.executor.submit(() -> {
+		Future<?> competing = this.registries.executor().submit(() -> {
 			while (!stop.get()) {
 				try (LockLease lease = competitor.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(5)))) {
 					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
@@ -222,19 +212,11 @@ class AbandonedAcquisitionsIntegrationTests {
 	}
 
 	private RedisLockRegistry register() {
-		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
-			.leaseTime(LEASE_TIME)
-			.build();
-		this.registries.add(registry);
-		return registry;
+		return this.registries.redis((builder) -> builder.leaseTime(LEASE_TIME));
 	}
 
 	private static String lockKey(String key) {
 		return "distlock:{" + key + "}";
-	}
-
-	private static String randomKey() {
-		return "abandoned:" + UUID.randomUUID();
 	}
 
 }

@@ -2,7 +2,6 @@ package io.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -10,7 +9,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +22,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -40,26 +39,19 @@ class ClosedRegistryIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	@AfterEach
-	void close() {
-		this.registries.forEach(RedisLockRegistry::close);
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void closingARegistryTellsEveryHolderAndFreesItsKeysWithinTheLease() throws Exception {
-		RedisLockRegistry closing = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofSeconds(1)));
-		RedisLockRegistry next = register(RedisLockRegistry.builder(factory()));
-		String exclusive = randomKey();
-		String fair = randomKey();
-		String read = randomKey();
-		String write = randomKey();
-		String multiA = randomKey();
-		String multiB = randomKey();
+		RedisLockRegistry closing = this.registries.redis((builder) -> builder.leaseTime(Duration.ofSeconds(1)));
+		RedisLockRegistry next = this.registries.redis();
+		String exclusive = this.registries.randomKey();
+		String fair = this.registries.randomKey();
+		String read = this.registries.randomKey();
+		String write = this.registries.randomKey();
+		String multiA = this.registries.randomKey();
+		String multiB = this.registries.randomKey();
 		List<DistLock> held = List.of(closing.obtain(exclusive), closing.obtainFair(fair),
 				closing.obtainReadWrite(read).readLock(), closing.obtainReadWrite(write).writeLock(),
 				closing.obtainMulti(multiA, multiB));
@@ -97,18 +89,19 @@ class ClosedRegistryIntegrationTests {
 	 */
 	@Test
 	void aGrantThatArrivesAfterTheRegistryClosedIsToldLost() throws Exception {
-		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(10));
-		this.factories.add(factory);
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofSeconds(10));
 		int granted = 0;
 		for (int i = 0; i < 20; i++) {
-			RedisLockRegistry closing = register(RedisLockRegistry.builder(factory).leaseTime(Duration.ofSeconds(1)));
+			RedisLockRegistry closing = this.registries.add(RedisLockRegistry.builder(factory)
+				.leaseTime(Duration.ofSeconds(1))
+				.build());
 			// A registry that has granted before: its watchdog ticks.
-			closing.acquire(randomKey(), Duration.ZERO).release();
+			closing.acquire(this.registries.randomKey(), Duration.ZERO).release();
 			CompletableFuture<LockLease> acquisition;
 			redis.server().pause();
 			try {
 				// Sent on this thread before acquireAsync returns; answered once Redis resumes.
-				acquisition = closing.acquireAsync(LockRequest.of(randomKey()).waitTime(Duration.ofSeconds(10)))
+				acquisition = closing.acquireAsync(LockRequest.of(this.registries.randomKey()).waitTime(Duration.ofSeconds(10)))
 					.toCompletableFuture();
 				closing.close();
 			}
@@ -145,9 +138,9 @@ class ClosedRegistryIntegrationTests {
 	void aRegistryClosedWhileItSubscribesLeavesNoSubscriptionBehind() throws Exception {
 		for (int i = 0; i < 10; i++) {
 			String prefix = "closed-" + i + "-" + UUID.randomUUID() + ":";
-			RedisLockRegistry closing = register(RedisLockRegistry.builder(factory()).keyPrefix(prefix));
-			RedisLockRegistry owner = register(RedisLockRegistry.builder(factory()).keyPrefix(prefix));
-			String key = randomKey();
+			RedisLockRegistry closing = this.registries.redis((builder) -> builder.keyPrefix(prefix));
+			RedisLockRegistry owner = this.registries.redis((builder) -> builder.keyPrefix(prefix));
+			String key = this.registries.randomKey();
 			LockLease held = owner.acquire(key, Duration.ZERO);
 			// Finds the key taken, and subscribes before it waits.
 			closing.acquireAsync(LockRequest.of(key).waitTime(Duration.ofSeconds(10)));
@@ -169,18 +162,8 @@ class ClosedRegistryIntegrationTests {
 		}
 	}
 
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
 	private static org.springframework.data.redis.connection.RedisConnectionFactory factory() {
 		return redis.server().connectionFactory();
-	}
-
-	private static String randomKey() {
-		return "closed:" + UUID.randomUUID();
 	}
 
 }

@@ -1,14 +1,10 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +14,7 @@ import io.distlock.core.DistLock;
 import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -34,22 +31,14 @@ class CrossThreadReleaseIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	@AfterEach
-	void close() {
-		this.registries.forEach(RedisLockRegistry::close);
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void theOwnerThreadAskingAgainDuringAnotherThreadsReleaseIsANewAcquisition() throws Exception {
-		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(10));
-		this.factories.add(factory);
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory));
-		String key = randomKey();
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofSeconds(10));
+		RedisLockRegistry registry = this.registries.add(RedisLockRegistry.builder(factory).build());
+		String key = this.registries.randomKey();
 		LockLease first = registry.acquire(key, Duration.ZERO);
 		CompletableFuture<Void> released;
 		Optional<LockLease> duringRelease;
@@ -96,8 +85,8 @@ class CrossThreadReleaseIntegrationTests {
 	 */
 	@Test
 	void aLockLeaseReleasedByAnotherThreadLeavesItsThreadsLockContext() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
-		DistLock lock = registry.obtain(randomKey());
+		RedisLockRegistry registry = this.registries.redis();
+		DistLock lock = registry.obtain(this.registries.randomKey());
 		lock.lock();
 		LockLease lease = lock.lease();
 		CompletableFuture.runAsync(lease::release).get(5, TimeUnit.SECONDS);
@@ -108,16 +97,6 @@ class CrossThreadReleaseIntegrationTests {
 			// Released already: the Lock contract's answer to an unlock of a lock not held.
 		}
 		assertThat(LockContext.all()).as("leases bound to this thread").doesNotContain(lease);
-	}
-
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static String randomKey() {
-		return "cross-thread:" + UUID.randomUUID();
 	}
 
 }

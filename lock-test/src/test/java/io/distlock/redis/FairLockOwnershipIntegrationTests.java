@@ -1,16 +1,10 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLostException;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -33,20 +28,13 @@ class FairLockOwnershipIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void aFairLockIsReentrantAndOnlyItsThreadUnlocksIt() throws Exception {
-		RedisLockRegistry registry = register();
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		DistLock lock = registry.obtainFair(key);
 		lock.lock();
 		long token = lock.lease().fencingToken();
@@ -55,10 +43,10 @@ class FairLockOwnershipIntegrationTests {
 		registry.obtainFair(key).lock();
 		assertThat(redis.server().scriptCalls()).as("re-entry stays local").isEqualTo(scripts);
 		assertThat(lock.lease().fencingToken()).isEqualTo(token);
-		Future<?> wrongThread = this.executor.submit(() -> registry.obtainFair(key).unlock());
+		Future<?> wrongThread = this.registries.executor().submit(() -> registry.obtainFair(key).unlock());
 		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> wrongThread.get(5, TimeUnit.SECONDS))
 			.withCauseInstanceOf(IllegalMonitorStateException.class);
-		assertThat(this.executor.submit(() -> registry.obtainFair(key).tryLock()).get(5, TimeUnit.SECONDS))
+		assertThat(this.registries.executor().submit(() -> registry.obtainFair(key).tryLock()).get(5, TimeUnit.SECONDS))
 			.as("another thread of the same process").isFalse();
 		lock.unlock();
 		lock.unlock();
@@ -77,9 +65,9 @@ class FairLockOwnershipIntegrationTests {
 	 */
 	@Test
 	void aThreadHoldingOneKindOfTheLockDoesNotWaitForItselfOnTheOther() throws Exception {
-		RedisLockRegistry registry = register();
-		RedisLockRegistry other = register();
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
+		String key = this.registries.randomKey();
 		assertDoesNotWaitForItself(registry, other, registry.obtain(key), registry.obtainFair(key));
 		assertDoesNotWaitForItself(registry, other, registry.obtainFair(key), registry.obtain(key));
 		assertThat(registry.localKeyCount()).isZero();
@@ -109,9 +97,9 @@ class FairLockOwnershipIntegrationTests {
 
 	@Test
 	void aFairWaiterGivesUpAtItsWaitTimeWithAWideMargin() throws Exception {
-		RedisLockRegistry holder = register();
-		RedisLockRegistry waiter = register();
-		String key = randomKey();
+		RedisLockRegistry holder = this.registries.redis();
+		RedisLockRegistry waiter = this.registries.redis();
+		String key = this.registries.randomKey();
 		DistLock held = holder.obtainFair(key);
 		held.lock();
 		long start = System.nanoTime();
@@ -123,13 +111,13 @@ class FairLockOwnershipIntegrationTests {
 
 	@Test
 	void aWaiterOfTheSameProcessGetsTheFairLockWhenTheHoldersFixedLeaseRunsOut() throws Exception {
-		RedisLockRegistry registry = register();
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		DistLock holder = registry.obtainFair(key);
 		long start = System.nanoTime();
 		// Never released: the fixed lease runs out after a second.
 		assertThat(holder.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
-		Future<Long> grantedAt = this.executor.submit(() -> {
+		Future<Long> grantedAt = this.registries.executor().submit(() -> {
 			DistLock lock = registry.obtainFair(key);
 			assertThat(lock.tryLock(Duration.ofSeconds(20))).isTrue();
 			long at = System.nanoTime();
@@ -140,16 +128,6 @@ class FairLockOwnershipIntegrationTests {
 		assertThat(waitedMillis).isBetween(900L, 5_000L);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(holder::unlock);
 		assertThat(registry.localKeyCount()).isZero();
-	}
-
-	private RedisLockRegistry register() {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static String randomKey() {
-		return "fair-owner:" + UUID.randomUUID();
 	}
 
 }

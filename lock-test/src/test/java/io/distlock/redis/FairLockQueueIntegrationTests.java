@@ -3,14 +3,10 @@ package io.distlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +15,7 @@ import io.distlock.core.DistLock;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.FairWaiterMain;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,19 +31,12 @@ class FairLockQueueIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void fixedLeasesThatRunOutPassTheLockOnInArrivalOrder() throws Exception {
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		int waiters = 5;
 		long leaseMillis = 1_000;
 		List<Integer> order = new CopyOnWriteArrayList<>();
@@ -55,7 +45,7 @@ class FairLockQueueIntegrationTests {
 		List<DistLock> locks = new ArrayList<>();
 		for (int i = 0; i < waiters; i++) {
 			// Each waiter is its own process, so the order comes from the queue in Redis.
-			RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
+			RedisLockRegistry registry = this.registries.redis();
 			// Warm up (connection, scripts, subscription), so that no first call is late to the queue.
 			DistLock warmUp = registry.obtainFair(key + ":warm-up");
 			warmUp.lock();
@@ -65,7 +55,7 @@ class FairLockQueueIntegrationTests {
 		for (int i = 0; i < waiters; i++) {
 			int arrival = i;
 			DistLock lock = locks.get(i);
-			outcomes.add(this.executor.submit(() -> {
+			outcomes.add(this.registries.executor().submit(() -> {
 				if (!lock.tryLock(Duration.ofSeconds(30), Duration.ofMillis(leaseMillis))) {
 					return false;
 				}
@@ -91,10 +81,10 @@ class FairLockQueueIntegrationTests {
 
 	@Test
 	void aWaiterWhoseProcessDiedKeepsItsPlaceOnlyUntilTheDeadlineItLastRefreshed() throws Exception {
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		String queueKey = "distlock:{" + key + "}:queue";
-		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()));
-		RedisLockRegistry next = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry holder = this.registries.redis();
+		RedisLockRegistry next = this.registries.redis();
 		DistLock held = holder.obtainFair(key);
 		held.lock();
 		try (ChildJvm doomed = ChildJvm.start(FairWaiterMain.class, Integer.toString(redis.server().port()), key,
@@ -121,20 +111,6 @@ class FairLockQueueIntegrationTests {
 		assertThat(waitedMillis).isLessThan(5_000L);
 		assertThat(redis.server().template().opsForList().size(key + ":granted")).as("the dead waiter never got it")
 			.isZero();
-	}
-
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static org.springframework.data.redis.connection.RedisConnectionFactory factory() {
-		return redis.server().connectionFactory();
-	}
-
-	private static String randomKey() {
-		return "fair-queue:" + UUID.randomUUID();
 	}
 
 }

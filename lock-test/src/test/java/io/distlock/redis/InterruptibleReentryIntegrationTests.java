@@ -1,17 +1,15 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -26,17 +24,13 @@ class InterruptibleReentryIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void lockInterruptiblyAndTryLockWithAWaitReenterTheThreadsHold() throws Exception {
-		RedisLockRegistry registry = register();
-		RedisLockRegistry other = register();
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
 		String key = "reentry:" + UUID.randomUUID();
 		String redisKey = "distlock:{" + key + "}";
 		DistLock lock = registry.obtain(key);
@@ -57,12 +51,6 @@ class InterruptibleReentryIntegrationTests {
 		assertThat(redis.server().template().hasKey(redisKey)).isFalse();
 		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
 		assertThat(registry.localKeyCount()).isZero();
-	}
-
-	private RedisLockRegistry register() {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
-		this.registries.add(registry);
-		return registry;
 	}
 
 }

@@ -1,11 +1,8 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -13,6 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,17 +24,13 @@ class KeyIndependenceIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void aThreadHoldsTwoKeysAtOnceAndFreesEachOnItsOwn() {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
-		RedisLockRegistry other = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
 		String foo = "foo:" + UUID.randomUUID();
 		String bar = "bar:" + UUID.randomUUID();
 		DistLock fooLock = registry.obtain(foo);
@@ -57,12 +51,9 @@ class KeyIndependenceIntegrationTests {
 
 	@Test
 	void registriesWithDifferentKeyPrefixesNeverExcludeEachOther() {
-		RedisLockRegistry orders = register(
-				RedisLockRegistry.builder(redis.server().connectionFactory()).keyPrefix("orders:locks:"));
-		RedisLockRegistry ordersToo = register(
-				RedisLockRegistry.builder(redis.server().connectionFactory()).keyPrefix("orders:locks:"));
-		RedisLockRegistry billing = register(
-				RedisLockRegistry.builder(redis.server().connectionFactory()).keyPrefix("billing:locks:"));
+		RedisLockRegistry orders = this.registries.redis((builder) -> builder.keyPrefix("orders:locks:"));
+		RedisLockRegistry ordersToo = this.registries.redis((builder) -> builder.keyPrefix("orders:locks:"));
+		RedisLockRegistry billing = this.registries.redis((builder) -> builder.keyPrefix("billing:locks:"));
 		String key = "account:" + UUID.randomUUID();
 		try (LockLease held = orders.acquire(key, Duration.ZERO)) {
 			assertThat(ordersToo.tryAcquire(key, Duration.ZERO)).as("same prefix, same key").isEmpty();
@@ -73,12 +64,6 @@ class KeyIndependenceIntegrationTests {
 			assertThat(held.confirm()).as("the other prefix's release left this lock alone").isTrue();
 		}
 		assertThat(ordersToo.tryAcquire(key, Duration.ZERO)).hasValueSatisfying(LockLease::release);
-	}
-
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
 	}
 
 }

@@ -1,15 +1,12 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,6 +18,7 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.detector.GrantLog;
 import io.distlock.detector.Workers;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,18 +37,14 @@ class LocalHandoffIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void tokensGrowWithEveryGrantAcrossHandoffsAndRedisGrantsOfTwoProcesses() throws Exception {
-		RedisLockRegistry first = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
-		RedisLockRegistry second = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
-		String key = randomKey();
+		RedisLockRegistry first = this.registries.redis();
+		RedisLockRegistry second = this.registries.redis();
+		String key = this.registries.randomKey();
 		GrantLog log = new GrantLog();
 		hammer(log, Duration.ofMillis(1_500), Duration.ofNanos(200_000), first.obtain(key), first.obtain(key),
 				first.obtain(key), second.obtain(key), second.obtain(key), second.obtain(key));
@@ -64,9 +58,9 @@ class LocalHandoffIntegrationTests {
 
 	@Test
 	void noMoreHandoffsInARowThanTheLimit() throws Exception {
-		RedisLockRegistry registry = register(
-				RedisLockRegistry.builder(redis.server().connectionFactory()).localHandoff(3, Duration.ofSeconds(10)));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder
+			.localHandoff(3, Duration.ofSeconds(10)));
+		String key = this.registries.randomKey();
 		GrantLog log = new GrantLog();
 		hammer(log, Duration.ofMillis(800), Duration.ofNanos(200_000), registry.obtain(key), registry.obtain(key),
 				registry.obtain(key), registry.obtain(key));
@@ -80,9 +74,9 @@ class LocalHandoffIntegrationTests {
 	void noHandoffLaterThanTheTimeLimitAfterRedisGranted() throws Exception {
 		// Sections of at least 10 ms against a 45 ms limit: a run can hand over at the releases
 		// at 10, 20, 30 and 40 ms at most, so it never has more than 5 grants.
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(redis.server().connectionFactory())
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder
 			.localHandoff(1_000, Duration.ofMillis(45)));
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		GrantLog log = new GrantLog();
 		hammer(log, Duration.ofMillis(1_500), Duration.ofMillis(10), registry.obtain(key), registry.obtain(key),
 				registry.obtain(key));
@@ -93,9 +87,8 @@ class LocalHandoffIntegrationTests {
 
 	@Test
 	void zeroHandoffsTurnsLocalHandoffOff() throws Exception {
-		RedisLockRegistry registry = register(
-				RedisLockRegistry.builder(redis.server().connectionFactory()).localHandoff(0, Duration.ofSeconds(1)));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder.localHandoff(0, Duration.ofSeconds(1)));
+		String key = this.registries.randomKey();
 		GrantLog log = new GrantLog();
 		hammer(log, Duration.ofMillis(500), Duration.ofNanos(200_000), registry.obtain(key), registry.obtain(key),
 				registry.obtain(key));
@@ -128,10 +121,10 @@ class LocalHandoffIntegrationTests {
 
 	@Test
 	void aHandedOverGrantIsRenewedAndReleasedLikeAnyOther() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(redis.server().connectionFactory())
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder
 			.leaseTime(Duration.ofMillis(600))
 			.localHandoff(16, Duration.ofSeconds(5)));
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		DistLock lock = registry.obtain(key);
 		lock.lock();
 		long firstToken = lock.lease().fencingToken();
@@ -175,9 +168,9 @@ class LocalHandoffIntegrationTests {
 	 */
 	@Test
 	void aHandedOverGrantKeptForHoldAtLeastRecordsItsToken() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(redis.server().connectionFactory())
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder
 			.localHandoff(16, Duration.ofSeconds(5)));
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		LockLease first = registry.acquire(key, Duration.ZERO);
 		// Queued at the gate before acquireAsync returns: the release below hands the grant over.
 		CompletableFuture<LockLease> waiting = registry
@@ -203,12 +196,11 @@ class LocalHandoffIntegrationTests {
 
 	private long longestWaitOfAnotherProcess(int maxHandoffs, Duration maxTime, WaitStrategy waitStrategy)
 			throws Exception {
-		RedisLockRegistry busy = register(RedisLockRegistry.builder(redis.server().connectionFactory())
+		RedisLockRegistry busy = this.registries.redis((builder) -> builder
 			.localHandoff(maxHandoffs, maxTime)
 			.waitStrategy(waitStrategy));
-		RedisLockRegistry other = register(
-				RedisLockRegistry.builder(redis.server().connectionFactory()).waitStrategy(waitStrategy));
-		String key = randomKey();
+		RedisLockRegistry other = this.registries.redis((builder) -> builder.waitStrategy(waitStrategy));
+		String key = this.registries.randomKey();
 		GrantLog log = new GrantLog();
 		hammer(log, Duration.ofSeconds(2), Duration.ofMillis(1), busy.obtain(key), busy.obtain(key), busy.obtain(key),
 				busy.obtain(key), other.obtain(key));
@@ -237,16 +229,6 @@ class LocalHandoffIntegrationTests {
 				}
 			}
 		});
-	}
-
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static String randomKey() {
-		return "handoff:" + UUID.randomUUID();
 	}
 
 }

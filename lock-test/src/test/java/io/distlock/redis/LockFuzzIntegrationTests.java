@@ -7,7 +7,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +17,7 @@ import io.distlock.detector.Workers;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.CounterWorkerMain;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,17 +37,13 @@ class LockFuzzIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void eightThreadsOfOneRegistryNeverLoseAnUpdate() throws Exception {
-		RedisLockRegistry registry = registry();
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		assertThat(runCounter((thread) -> registry.obtain(key))).isEqualTo(THREADS * INCREMENTS);
 	}
 
@@ -56,9 +52,9 @@ class LockFuzzIntegrationTests {
 		// One registry per thread: exclusion comes from Redis alone, not from the local gate.
 		List<RedisLockRegistry> perThread = new ArrayList<>();
 		for (int i = 0; i < THREADS; i++) {
-			perThread.add(registry());
+			perThread.add(this.registries.redis());
 		}
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		assertThat(runCounter((thread) -> perThread.get(thread).obtain(key))).isEqualTo(THREADS * INCREMENTS);
 	}
 
@@ -92,7 +88,7 @@ class LockFuzzIntegrationTests {
 	}
 
 	private int runCounterInTwoJvms(boolean locked) throws Exception {
-		String lockKey = randomKey();
+		String lockKey = this.registries.randomKey();
 		String counterKey = "counter:" + UUID.randomUUID();
 		redis.server().template().opsForValue().set(counterKey, "0");
 		String port = Integer.toString(redis.server().port());
@@ -105,16 +101,6 @@ class LockFuzzIntegrationTests {
 			assertThat(second.awaitLine("DONE", 90, TimeUnit.SECONDS)).as(second::output).isEqualTo("DONE failures=0");
 		}
 		return Integer.parseInt(redis.server().template().opsForValue().get(counterKey));
-	}
-
-	private RedisLockRegistry registry() {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static String randomKey() {
-		return "fuzz:" + UUID.randomUUID();
 	}
 
 }

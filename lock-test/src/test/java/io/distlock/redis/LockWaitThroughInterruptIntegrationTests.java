@@ -4,7 +4,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -13,6 +12,7 @@ import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,15 +27,12 @@ class LockWaitThroughInterruptIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final RedisLockRegistry holder = new RedisLockRegistry(redis.server().connectionFactory());
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
-	private final RedisLockRegistry waiter = new RedisLockRegistry(redis.server().connectionFactory());
+	private final RedisLockRegistry holder = this.registries.redis();
 
-	@AfterEach
-	void close() {
-		this.holder.close();
-		this.waiter.close();
-	}
+	private final RedisLockRegistry waiter = this.registries.redis();
 
 	@Test
 	void aThreadWaitingInLockIsNotStoppedByAnInterruptAndKeepsTheFlag() throws Exception {

@@ -1,12 +1,10 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -15,6 +13,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.distlock.core.DistLock;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,17 +28,12 @@ class MultiLockFixedLeaseIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void everyKeyCarriesTheFixedLeaseAndExtendsThroughItsOwnLease() throws Exception {
-		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
-		this.registries.add(registry);
+		RedisLockRegistry registry = this.registries.redis();
 		String first = "a:" + UUID.randomUUID();
 		String last = "b:" + UUID.randomUUID();
 		DistLock both = registry.obtainMulti(last, first);

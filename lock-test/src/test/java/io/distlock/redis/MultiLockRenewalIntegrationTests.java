@@ -6,7 +6,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -14,6 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,17 +28,13 @@ class MultiLockRenewalIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
-		.leaseTime(Duration.ofMillis(300))
-		.build();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
-	private final RedisLockRegistry competitor = new RedisLockRegistry(redis.server().connectionFactory());
+	private final RedisLockRegistry registry = this.registries
+		.redis((builder) -> builder.leaseTime(Duration.ofMillis(300)));
 
-	@AfterEach
-	void close() {
-		this.registry.close();
-		this.competitor.close();
-	}
+	private final RedisLockRegistry competitor = this.registries.redis();
 
 	@Test
 	void aMultiLockHeldPastItsLeaseKeepsEveryKeyUntilReleased() throws Exception {

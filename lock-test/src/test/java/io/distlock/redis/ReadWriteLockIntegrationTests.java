@@ -3,7 +3,6 @@ package io.distlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -12,7 +11,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,6 +19,7 @@ import io.distlock.core.DistLock;
 import io.distlock.core.LockContext;
 import io.distlock.core.LockLostException;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -36,32 +35,25 @@ class ReadWriteLockIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void aWriterWaitsForTheReadersWhoseLeasesRunAndNotForALongerLeaseReleasedAlready() throws Exception {
-		String key = randomKey();
-		DistLock shortReader = register(RedisLockRegistry.builder(factory())).obtainReadWrite(key).readLock();
-		DistLock longReader = register(RedisLockRegistry.builder(factory())).obtainReadWrite(key).readLock();
-		DistLock writer = register(RedisLockRegistry.builder(factory())).obtainReadWrite(key).writeLock();
+		String key = this.registries.randomKey();
+		DistLock shortReader = this.registries.redis().obtainReadWrite(key).readLock();
+		DistLock longReader = this.registries.redis().obtainReadWrite(key).readLock();
+		DistLock writer = this.registries.redis().obtainReadWrite(key).writeLock();
 		long start = System.nanoTime();
 		// Never released: this reader's fixed lease simply runs out after a second.
 		assertThat(shortReader.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
 		// A second reader with a ten-second lease comes and goes while the first still reads.
-		assertThat(this.executor.submit(() -> {
+		assertThat(this.registries.executor().submit(() -> {
 			boolean locked = longReader.tryLock(Duration.ZERO, Duration.ofSeconds(10));
 			longReader.unlock();
 			return locked;
 		}).get(10, TimeUnit.SECONDS)).isTrue();
-		Future<Long> writerGrantedAt = this.executor.submit(() -> {
+		Future<Long> writerGrantedAt = this.registries.executor().submit(() -> {
 			assertThat(writer.tryLock(Duration.ofSeconds(20))).isTrue();
 			long grantedAt = System.nanoTime();
 			writer.unlock();
@@ -78,12 +70,12 @@ class ReadWriteLockIntegrationTests {
 
 	@Test
 	void everyReaderQueuedBehindAWriterIsLetInByItsRelease() throws Exception {
-		String key = randomKey();
-		DistLock writer = register(RedisLockRegistry.builder(factory())).obtainReadWrite(key).writeLock();
+		String key = this.registries.randomKey();
+		DistLock writer = this.registries.redis().obtainReadWrite(key).writeLock();
 		// Readers that are not woken by the release would wait their 30 s retry interval.
 		List<RedisLockRegistry> readerProcesses = List.of(
-				register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(30))),
-				register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(30))));
+				this.registries.redis((builder) -> builder.retryInterval(Duration.ofSeconds(30))),
+				this.registries.redis((builder) -> builder.retryInterval(Duration.ofSeconds(30))));
 		int readers = 6;
 		writer.lock();
 		CountDownLatch waiting = new CountDownLatch(readers);
@@ -91,7 +83,7 @@ class ReadWriteLockIntegrationTests {
 		List<Future<Boolean>> outcomes = new ArrayList<>();
 		for (int i = 0; i < readers; i++) {
 			DistLock reader = readerProcesses.get(i % 2).obtainReadWrite(key).readLock();
-			outcomes.add(this.executor.submit(() -> {
+			outcomes.add(this.registries.executor().submit(() -> {
 				waiting.countDown();
 				if (!reader.tryLock(Duration.ofSeconds(25))) {
 					return false;
@@ -123,8 +115,8 @@ class ReadWriteLockIntegrationTests {
 
 	@Test
 	void readersOfTheSameProcessAreLetInWhenItsWritersFixedLeaseRunsOut() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		DistLock writer = registry.obtainReadWrite(key).writeLock();
 		long start = System.nanoTime();
 		// Never released: the writer's fixed lease runs out after a second.
@@ -134,7 +126,7 @@ class ReadWriteLockIntegrationTests {
 		List<Future<Long>> grantedAt = new ArrayList<>();
 		for (int i = 0; i < readers; i++) {
 			DistLock reader = registry.obtainReadWrite(key).readLock();
-			grantedAt.add(this.executor.submit(() -> {
+			grantedAt.add(this.registries.executor().submit(() -> {
 				assertThat(reader.tryLock(Duration.ofSeconds(20))).isTrue();
 				long at = System.nanoTime();
 				try {
@@ -157,12 +149,12 @@ class ReadWriteLockIntegrationTests {
 
 	@Test
 	void aReadOrWriteHoldOfAnotherThreadCannotBeUnlockedAndStays() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
-		RedisLockRegistry other = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
 		ExecutorService holder = Executors.newSingleThreadExecutor();
 		try {
 			for (boolean write : new boolean[] { false, true }) {
-				String key = randomKey();
+				String key = this.registries.randomKey();
 				DistLock held = write ? registry.obtainReadWrite(key).writeLock()
 						: registry.obtainReadWrite(key).readLock();
 				holder.submit(held::lock).get(10, TimeUnit.SECONDS);
@@ -174,10 +166,10 @@ class ReadWriteLockIntegrationTests {
 				assertThat(holder.submit(held::isHeldByCurrentThread).get(10, TimeUnit.SECONDS))
 					.as("write=" + write).isTrue();
 				DistLock otherWriter = other.obtainReadWrite(key).writeLock();
-				assertThat(this.executor.submit(() -> tryAndUnlock(otherWriter)).get(10, TimeUnit.SECONDS))
+				assertThat(this.registries.executor().submit(() -> tryAndUnlock(otherWriter)).get(10, TimeUnit.SECONDS))
 					.as("write=" + write + ": another process's writer while the hold stays").isFalse();
 				holder.submit(held::unlock).get(10, TimeUnit.SECONDS);
-				assertThat(this.executor.submit(() -> tryAndUnlock(otherWriter)).get(10, TimeUnit.SECONDS))
+				assertThat(this.registries.executor().submit(() -> tryAndUnlock(otherWriter)).get(10, TimeUnit.SECONDS))
 					.as("write=" + write + ": another process's writer once the holder unlocked").isTrue();
 			}
 		}
@@ -189,10 +181,10 @@ class ReadWriteLockIntegrationTests {
 
 	@Test
 	void readAndWriteHoldsLostInARestartAreToldOnceAndTheNextHoldsAreRenewed() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofSeconds(1)));
-		RedisLockRegistry competitor = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder.leaseTime(Duration.ofSeconds(1)));
+		RedisLockRegistry competitor = this.registries.redis();
 		for (boolean write : new boolean[] { false, true }) {
-			String key = randomKey();
+			String key = this.registries.randomKey();
 			DistLock lock = write ? registry.obtainReadWrite(key).writeLock() : registry.obtainReadWrite(key).readLock();
 			lock.lock();
 			AtomicInteger lostCount = new AtomicInteger();
@@ -215,7 +207,7 @@ class ReadWriteLockIntegrationTests {
 			DistLock competingWriter = competitor.obtainReadWrite(key).writeLock();
 			long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
 			while (System.nanoTime() < until) {
-				assertThat(this.executor.submit(() -> tryAndUnlock(competingWriter)).get(10, TimeUnit.SECONDS))
+				assertThat(this.registries.executor().submit(() -> tryAndUnlock(competingWriter)).get(10, TimeUnit.SECONDS))
 					.as("write=" + write + ": a writer of another process while the hold is renewed").isFalse();
 				Thread.sleep(100);
 			}
@@ -233,20 +225,6 @@ class ReadWriteLockIntegrationTests {
 			return true;
 		}
 		return false;
-	}
-
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static org.springframework.data.redis.connection.RedisConnectionFactory factory() {
-		return redis.server().connectionFactory();
-	}
-
-	private static String randomKey() {
-		return "rw:" + UUID.randomUUID();
 	}
 
 }

@@ -2,15 +2,11 @@ package io.distlock.redis;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -28,6 +24,7 @@ import io.distlock.detector.Workers;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.LockHolderMain;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -42,21 +39,14 @@ class RedisFaultIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	@AfterEach
-	void close() {
-		this.registries.forEach(RedisLockRegistry::close);
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void killedHolderJvmFreesTheLockWithinItsLease() throws Exception {
 		long leaseMillis = 2_000;
-		RedisLockRegistry waiter = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
-		String key = randomKey();
+		RedisLockRegistry waiter = this.registries.redis();
+		String key = this.registries.randomKey();
 		try (ChildJvm holder = ChildJvm.start(LockHolderMain.class, Integer.toString(redis.server().port()), key,
 				Long.toString(leaseMillis))) {
 			long token = Long.parseLong(holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS).substring(9));
@@ -76,9 +66,8 @@ class RedisFaultIntegrationTests {
 
 	@Test
 	void redisRestartWhileHeldSignalsLostOnceAndANewLockRenewsNormally() throws Exception {
-		RedisLockRegistry registry = register(
-				RedisLockRegistry.builder(redis.server().connectionFactory()).leaseTime(Duration.ofSeconds(1)));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder.leaseTime(Duration.ofSeconds(1)));
+		String key = this.registries.randomKey();
 		DistLock lock = registry.obtain(key);
 		lock.lock();
 		AtomicInteger lostCount = new AtomicInteger();
@@ -99,7 +88,7 @@ class RedisFaultIntegrationTests {
 		Thread.sleep(500);
 		assertThat(lostCount).hasValue(1);
 
-		RedisLockRegistry competitor = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
+		RedisLockRegistry competitor = this.registries.redis();
 		AtomicInteger lostAgain = new AtomicInteger();
 		try (LockLease lease = registry.acquire(key, Duration.ofSeconds(5))) {
 			lease.onLost((ex) -> lostAgain.incrementAndGet());
@@ -115,10 +104,9 @@ class RedisFaultIntegrationTests {
 
 	@Test
 	void unreachableRedisGivesAClearExceptionNeverAFalseAcquire() throws Exception {
-		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofMillis(500));
-		this.factories.add(factory);
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory));
-		String key = randomKey();
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofMillis(500));
+		RedisLockRegistry registry = this.registries.add(RedisLockRegistry.builder(factory).build());
+		String key = this.registries.randomKey();
 		registry.acquire(key, Duration.ZERO).release();
 		redis.server().kill();
 		long start = System.nanoTime();
@@ -134,10 +122,11 @@ class RedisFaultIntegrationTests {
 
 	@Test
 	void frozenRedisMakesTheHolderLostAtItsValidityDeadline() throws Exception {
-		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(5));
-		this.factories.add(factory);
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory).leaseTime(Duration.ofSeconds(1)));
-		String key = randomKey();
+		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofSeconds(5));
+		RedisLockRegistry registry = this.registries.add(RedisLockRegistry.builder(factory)
+			.leaseTime(Duration.ofSeconds(1))
+			.build());
+		String key = this.registries.randomKey();
 		LockLease lease = registry.acquire(key, Duration.ZERO);
 		CompletableFuture<Long> lostAt = new CompletableFuture<>();
 		lease.onLost((ex) -> lostAt.complete(System.nanoTime()));
@@ -158,8 +147,8 @@ class RedisFaultIntegrationTests {
 	@Test
 	@EnabledForJreRange(min = JRE.JAVA_21)
 	void thousandVirtualThreadsOnOneKeyKeepAnExactCount() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(redis.server().connectionFactory()));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		assertThat(countOnVirtualThreads(() -> registry.obtain(key))).isEqualTo(1_000);
 		assertThat(registry.localKeyCount()).isZero();
 	}
@@ -180,16 +169,6 @@ class RedisFaultIntegrationTests {
 		Method factory = java.util.concurrent.Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
 		Workers.runAll((ExecutorService) factory.invoke(null), 1_000, (worker) -> counter.increment(locks.get()));
 		return counter.value();
-	}
-
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
-	private static String randomKey() {
-		return "fault:" + UUID.randomUUID();
 	}
 
 }

@@ -1,17 +1,13 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +25,7 @@ import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.detector.Workers;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -43,18 +40,14 @@ class RedisLockRegistryIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void lockKeyNamesItsOwnerAndCarriesTheLease() {
-		RedisLockRegistry registry = register(
-				RedisLockRegistry.builder(factory()).instanceId("inventory-1").keyPrefix("app:locks:"));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder
+			.instanceId("inventory-1").keyPrefix("app:locks:"));
+		String key = this.registries.randomKey();
 		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
 			String redisKey = "app:locks:{" + key + "}";
 			assertThat(redis().opsForValue().get(redisKey)).startsWith("inventory-1:");
@@ -66,8 +59,8 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void fixedLeaseTimeIsTheKeysTtlAndIsNotRenewed() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofSeconds(1)));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder.leaseTime(Duration.ofSeconds(1)));
+		String key = this.registries.randomKey();
 		try (LockLease lease = registry.acquire(LockRequest.of(key).leaseTime(Duration.ofSeconds(5)))) {
 			assertThat(redis().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS)).isBetween(4_000L, 5_000L);
 			Thread.sleep(1_000);
@@ -78,8 +71,8 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void anUncontendedCycleIsTwoRoundTripsAndReentryIsFree() {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
-		DistLock lock = registry.obtain(randomKey());
+		RedisLockRegistry registry = this.registries.redis();
+		DistLock lock = registry.obtain(this.registries.randomKey());
 		long before = redis.server().scriptCalls();
 		lock.lock();
 		lock.unlock();
@@ -98,9 +91,9 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void releasePublishesOnlyWhenSomeoneWaits() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
-		RedisLockRegistry competitor = register(RedisLockRegistry.builder(factory()));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry competitor = this.registries.redis();
+		String key = this.registries.randomKey();
 		long before = redis.server().commandCalls("publish");
 		for (int i = 0; i < 20; i++) {
 			registry.acquire(key, Duration.ZERO).release();
@@ -113,17 +106,17 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void waiterIsWokenByTheReleaseNotByItsRetryInterval() throws Exception {
-		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()));
-		RedisLockRegistry waiter = register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(20)));
-		String key = randomKey();
+		RedisLockRegistry holder = this.registries.redis();
+		RedisLockRegistry waiter = this.registries.redis((builder) -> builder.retryInterval(Duration.ofSeconds(20)));
+		String key = this.registries.randomKey();
 		assertThat(handoffMillis(holder, waiter, key)).isLessThan(1_000);
 	}
 
 	@Test
 	void silentExpiryWakesTheWaiterAtTheHoldersRemainingLease() throws Exception {
-		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()));
-		RedisLockRegistry waiter = register(RedisLockRegistry.builder(factory()).retryInterval(Duration.ofSeconds(20)));
-		String key = randomKey();
+		RedisLockRegistry holder = this.registries.redis();
+		RedisLockRegistry waiter = this.registries.redis((builder) -> builder.retryInterval(Duration.ofSeconds(20)));
+		String key = this.registries.randomKey();
 		// Never released: the key simply expires, and nobody publishes.
 		holder.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(600)));
 		long start = System.nanoTime();
@@ -134,11 +127,11 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void pollingHandsOverWithoutAnySubscription() throws Exception {
-		RedisLockRegistry first = register(RedisLockRegistry.builder(factory()).waitStrategy(WaitStrategy.POLLING));
-		RedisLockRegistry second = register(RedisLockRegistry.builder(factory())
+		RedisLockRegistry first = this.registries.redis((builder) -> builder.waitStrategy(WaitStrategy.POLLING));
+		RedisLockRegistry second = this.registries.redis((builder) -> builder
 			.waitStrategy(WaitStrategy.POLLING)
 			.retryInterval(Duration.ofMillis(50)));
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		long publishes = redis.server().commandCalls("publish");
 		assertThat(handoffMillis(first, second, key)).isLessThan(500);
 		assertThat(redis.server().commandCalls("publish")).isEqualTo(publishes);
@@ -148,9 +141,9 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void watchdogKeepsAOneSecondLeaseForTenSecondsWhileACompetitorNeverGetsIt() throws Exception {
-		RedisLockRegistry holder = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofSeconds(1)));
-		RedisLockRegistry competitor = register(RedisLockRegistry.builder(factory()));
-		String key = randomKey();
+		RedisLockRegistry holder = this.registries.redis((builder) -> builder.leaseTime(Duration.ofSeconds(1)));
+		RedisLockRegistry competitor = this.registries.redis();
+		String key = this.registries.randomKey();
 		String redisKey = "distlock:{" + key + "}";
 		int attempts = 0;
 		long minTtl = Long.MAX_VALUE;
@@ -171,8 +164,8 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void noRenewalIsSentOnceTheLockIsReleased() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofMillis(300)));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder.leaseTime(Duration.ofMillis(300)));
+		String key = this.registries.randomKey();
 		DistLock lock = registry.obtain(key);
 		lock.lock();
 		Thread.sleep(400);
@@ -186,8 +179,8 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void fencingTokenGrowsAcrossARestartWithoutPersistence() {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
-		String key = randomKey();
+		RedisLockRegistry registry = this.registries.redis();
+		String key = this.registries.randomKey();
 		long before;
 		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
 			before = lease.fencingToken();
@@ -202,10 +195,10 @@ class RedisLockRegistryIntegrationTests {
 
 	@Test
 	void manyDistinctKeysLeaveNoLocalStateAndNoLockKeys() throws Exception {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()).keyPrefix("many:"));
+		RedisLockRegistry registry = this.registries.redis((builder) -> builder.keyPrefix("many:"));
 		Workers.runAll(Executors.newFixedThreadPool(4), 4, (worker) -> {
 			for (int i = 0; i < 2_500; i++) {
-				DistLock lock = registry.obtain(randomKey());
+				DistLock lock = registry.obtain(this.registries.randomKey());
 				lock.lock();
 				lock.unlock();
 			}
@@ -253,14 +246,14 @@ class RedisLockRegistryIntegrationTests {
 				.build())
 			.withMessageStartingWith("leaseTime must be at least 10ms but was 'PT0.002S'")
 			.withMessageContaining("drift margin of 1% plus 2ms");
-		register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofMillis(30)));
-		register(RedisLockRegistry.builder(factory()).leaseTime(Duration.ofMillis(20))
+		this.registries.redis((builder) -> builder.leaseTime(Duration.ofMillis(30)));
+		this.registries.redis((builder) -> builder.leaseTime(Duration.ofMillis(20))
 			.renewalInterval(Duration.ofMillis(10)));
 	}
 
 	@Test
 	void unusableKeysAreRejectedBeforeAnythingIsSent() {
-		RedisLockRegistry registry = register(RedisLockRegistry.builder(factory()));
+		RedisLockRegistry registry = this.registries.redis();
 		assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> registry.obtain(" "))
 			.withMessage("Lock key must not be blank but was ' '");
 		assertThatExceptionOfType(LockKeyException.class).isThrownBy(() -> registry.obtain(null))
@@ -306,22 +299,12 @@ class RedisLockRegistryIntegrationTests {
 		});
 	}
 
-	private RedisLockRegistry register(RedisLockRegistry.Builder builder) {
-		RedisLockRegistry registry = builder.build();
-		this.registries.add(registry);
-		return registry;
-	}
-
 	private static org.springframework.data.redis.connection.RedisConnectionFactory factory() {
 		return redis.server().connectionFactory();
 	}
 
 	private static StringRedisTemplate redis() {
 		return redis.server().template();
-	}
-
-	private static String randomKey() {
-		return "it:" + UUID.randomUUID();
 	}
 
 }

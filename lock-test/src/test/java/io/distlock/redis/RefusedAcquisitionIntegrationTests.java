@@ -8,7 +8,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +18,7 @@ import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
 import io.distlock.core.DistLock;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,18 +40,14 @@ class RefusedAcquisitionIntegrationTests {
 	/** Slack between Redis's clock and ours when comparing what is left of a lease. */
 	private static final long SLACK_MILLIS = 50;
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@ParameterizedTest
 	@EnumSource(Contention.class)
 	void aRefusedAcquisitionLeavesTheHoldersLeaseAsItWas(Contention contention) throws Exception {
-		RedisLockRegistry holderRegistry = register();
-		RedisLockRegistry contenderRegistry = register();
+		RedisLockRegistry holderRegistry = this.registries.redis();
+		RedisLockRegistry contenderRegistry = this.registries.redis();
 		String key = "refused:" + UUID.randomUUID();
 		String heldKey = "distlock:{" + key + "}" + contention.heldKeySuffix;
 		DistLock holder = contention.holder.apply(holderRegistry, key);
@@ -91,12 +87,6 @@ class RefusedAcquisitionIntegrationTests {
 			return new Snapshot(owners, ttl);
 		}
 		return new Snapshot(List.of(redis().opsForValue().get(heldKey)), ttl);
-	}
-
-	private RedisLockRegistry register() {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
-		this.registries.add(registry);
-		return registry;
 	}
 
 	private static StringRedisTemplate redis() {

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,19 +28,19 @@ class RenewalAfterReentryIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
-		.leaseTime(Duration.ofMillis(300))
-		.build();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
-	private final RedisLockRegistry competitor = new RedisLockRegistry(redis.server().connectionFactory());
+	private final RedisLockRegistry registry = this.registries
+		.redis((builder) -> builder.leaseTime(Duration.ofMillis(300)));
+
+	private final RedisLockRegistry competitor = this.registries.redis();
 
 	private final ExecutorService executor = Executors.newSingleThreadExecutor();
 
 	@AfterEach
 	void close() {
 		this.executor.shutdownNow();
-		this.registry.close();
-		this.competitor.close();
 	}
 
 	@Test

@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +18,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockRegistry;
 import io.distlock.detector.Workers;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,16 +47,12 @@ class SpinningTryAcquireFuzzIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void workersOfOneRegistrySpinningOnTryAcquireNeverLoseAnUpdate() throws Exception {
-		RedisLockRegistry registry = registry();
+		RedisLockRegistry registry = this.registries.redis();
 		Counters counters = run((worker) -> registry, Duration.ZERO, true);
 		assertThat(counters.values()).containsExactly(EXPECTED_EVEN, EXPECTED_ODD);
 		assertThat(registry.localKeyCount()).isZero();
@@ -66,7 +62,7 @@ class SpinningTryAcquireFuzzIntegrationTests {
 	void registriesAsProcessesSpinningOnTryAcquireNeverLoseAnUpdate() throws Exception {
 		List<RedisLockRegistry> perWorker = new ArrayList<>();
 		for (int i = 0; i < WORKERS; i++) {
-			perWorker.add(registry());
+			perWorker.add(this.registries.redis());
 		}
 		Counters counters = run(perWorker::get, Duration.ZERO, true);
 		assertThat(counters.values()).containsExactly(EXPECTED_EVEN, EXPECTED_ODD);
@@ -78,7 +74,7 @@ class SpinningTryAcquireFuzzIntegrationTests {
 		// Four registries, so each key is contended by two processes of two workers each.
 		List<RedisLockRegistry> four = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
-			four.add(registry());
+			four.add(this.registries.redis());
 		}
 		Counters counters = run((worker) -> four.get(worker % 4), Duration.ofMillis(5), true);
 		assertThat(counters.values()).containsExactly(EXPECTED_EVEN, EXPECTED_ODD);
@@ -86,7 +82,7 @@ class SpinningTryAcquireFuzzIntegrationTests {
 
 	@Test
 	void negativeControlSpinningWithoutTheLockLosesUpdates() throws Exception {
-		Counters counters = run((worker) -> registry(), Duration.ZERO, false);
+		Counters counters = run((worker) -> this.registries.redis(), Duration.ZERO, false);
 		assertThat(counters.values().get(0) + counters.values().get(1)).isLessThan(EXPECTED_EVEN + EXPECTED_ODD);
 	}
 
@@ -124,12 +120,6 @@ class SpinningTryAcquireFuzzIntegrationTests {
 			}
 		});
 		return counters;
-	}
-
-	private RedisLockRegistry registry() {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
-		this.registries.add(registry);
-		return registry;
 	}
 
 	/** Two counters whose increments read, sleep and write back. */

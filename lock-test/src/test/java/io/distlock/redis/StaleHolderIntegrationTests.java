@@ -1,13 +1,10 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +15,7 @@ import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -39,12 +37,8 @@ class StaleHolderIntegrationTests {
 
 	private static final Duration SUCCESSOR_LEASE = Duration.ofSeconds(5);
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
 	void aStaleExtendNeitherMovesNorTakesTheSuccessorsLease() {
@@ -88,9 +82,9 @@ class StaleHolderIntegrationTests {
 	 */
 	private final class Scene {
 
-		final RedisLockRegistry staleRegistry = register();
+		final RedisLockRegistry staleRegistry = StaleHolderIntegrationTests.this.registries.redis();
 
-		final RedisLockRegistry successorRegistry = register();
+		final RedisLockRegistry successorRegistry = StaleHolderIntegrationTests.this.registries.redis();
 
 		final String key = "stale:" + UUID.randomUUID();
 
@@ -126,12 +120,6 @@ class StaleHolderIntegrationTests {
 			assertThat(this.successor.isValid()).isTrue();
 		}
 
-	}
-
-	private RedisLockRegistry register() {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
-		this.registries.add(registry);
-		return registry;
 	}
 
 	private static StringRedisTemplate redis() {

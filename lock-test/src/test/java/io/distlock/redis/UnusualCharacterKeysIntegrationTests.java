@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +22,7 @@ import io.distlock.core.LockLease;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.LockHolderMain;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -38,21 +38,17 @@ class UnusualCharacterKeysIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	private volatile boolean writerHeld;
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedisLockRegistry::close);
-	}
 
 	@ParameterizedTest
 	@ValueSource(strings = { "caf\u00e9", "\uD83D\uDE00", "line\nbreak", "nul\u0000inside", "\u0000", "tab\tand\rreturn",
 			"\u00e9" })
 	void aKeyWithUnusualCharactersIsOneLockWrittenAsUtf8(String unusual) {
-		RedisLockRegistry registry = register();
-		RedisLockRegistry other = register();
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
 		String key = unusual + UUID.randomUUID();
 		try (LockLease held = registry.acquire(key, Duration.ZERO)) {
 			assertThat(other.tryAcquire(key, Duration.ZERO)).as("another process is excluded").isEmpty();
@@ -63,7 +59,7 @@ class UnusualCharacterKeysIntegrationTests {
 
 	@Test
 	void keysThatDifferOnlyInUnusualCharactersAreDistinctLocks() {
-		RedisLockRegistry registry = register();
+		RedisLockRegistry registry = this.registries.redis();
 		String base = "k" + UUID.randomUUID();
 		List<String> keys = List.of(base, base + "\u0000", base + "\n", base + "\u00e9", base + "e\u0301");
 		List<LockLease> leases = new ArrayList<>();
@@ -80,8 +76,8 @@ class UnusualCharacterKeysIntegrationTests {
 	 */
 	@Test
 	void anExclusiveKeyThatSpellsAWriteLocksLocalNameIsNotAReentry() {
-		RedisLockRegistry registry = register();
-		RedisLockRegistry other = register();
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
 		String key = "stock:" + UUID.randomUUID();
 		String lookalike = "\u0000write\u0000" + key;
 		DistReadWriteLock readWrite = registry.obtainReadWrite(key);
@@ -111,8 +107,8 @@ class UnusualCharacterKeysIntegrationTests {
 	 */
 	@Test
 	void aWriteLockIsFreeWhileAnExclusiveLookalikeIsHeld() throws Exception {
-		RedisLockRegistry registry = register();
-		RedisLockRegistry other = register();
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
 		String key = "stock:" + UUID.randomUUID();
 		DistLock lookalike = registry.obtain("\u0000write\u0000" + key);
 		lookalike.lock();
@@ -147,8 +143,8 @@ class UnusualCharacterKeysIntegrationTests {
 	 */
 	@Test
 	void keysThatDifferOnlyInUnpairedSurrogatesAreNeverTwoLocksOfOneRedisKey() throws Exception {
-		RedisLockRegistry registry = register();
-		RedisLockRegistry other = register();
+		RedisLockRegistry registry = this.registries.redis();
+		RedisLockRegistry other = this.registries.redis();
 		String base = "cut:" + UUID.randomUUID() + ":";
 		String high = base + "\uD83D";
 		String low = base + "\uDE00";
@@ -191,7 +187,7 @@ class UnusualCharacterKeysIntegrationTests {
 	 */
 	@Test
 	void processesWithDifferentDefaultCharsetsLockTheSameKey() throws Exception {
-		RedisLockRegistry registry = register();
+		RedisLockRegistry registry = this.registries.redis();
 		String key = "caf\u00e9:\uD83D\uDE00:" + UUID.randomUUID();
 		String hexKey = HexFormat.of().formatHex(key.getBytes(StandardCharsets.UTF_8));
 		try (ChildJvm child = ChildJvm.start(List.of("-Dfile.encoding=ISO-8859-1"), LockHolderMain.class,
@@ -209,12 +205,6 @@ class UnusualCharacterKeysIntegrationTests {
 		try (RedisConnection connection = redis.server().connectionFactory().getConnection()) {
 			return Boolean.TRUE.equals(connection.keyCommands().exists(key.getBytes(StandardCharsets.UTF_8)));
 		}
-	}
-
-	private RedisLockRegistry register() {
-		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
-		this.registries.add(registry);
-		return registry;
 	}
 
 }

@@ -1,16 +1,12 @@
 package io.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +15,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import io.distlock.core.DistLock;
 import io.distlock.core.WaitStrategy;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -37,15 +34,8 @@ class WaiterRaceIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(3);
 
-	private final List<RedisLockRegistry> registries = new ArrayList<>();
-
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void close() {
-		this.executor.shutdownNow();
-		this.registries.forEach(RedisLockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
 
 	@ParameterizedTest(name = "fair={0}, waiters in one process={1}, {2}")
 	@CsvSource({ "false, false, PUB_SUB", "true, false, PUB_SUB", "false, true, PUB_SUB", "true, true, PUB_SUB",
@@ -86,7 +76,7 @@ class WaiterRaceIntegrationTests {
 	 */
 	private CompletableFuture<Attempt> waitFor(DistLock lock, CountDownLatch releaseWinner) {
 		CompletableFuture<Attempt> outcome = new CompletableFuture<>();
-		this.executor.execute(() -> {
+		this.registries.executor().execute(() -> {
 			try {
 				long start = System.nanoTime();
 				boolean acquired = lock.tryLock(WAIT);
@@ -104,11 +94,7 @@ class WaiterRaceIntegrationTests {
 	}
 
 	private RedisLockRegistry register(WaitStrategy waitStrategy) {
-		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
-			.waitStrategy(waitStrategy)
-			.build();
-		this.registries.add(registry);
-		return registry;
+		return this.registries.redis((builder) -> builder.waitStrategy(waitStrategy));
 	}
 
 	private record Attempt(boolean acquired, Duration waited) {

@@ -1,22 +1,18 @@
 package io.distlock.redlock;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
 import io.distlock.core.LockLease;
+import io.distlock.test.redis.RedisNodesExtension;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,38 +28,16 @@ class RedlockEvenNodeCountIntegrationTests {
 
 	private static final String OTHER = "another-process:grant";
 
-	private static final List<RedisServer> nodes = new ArrayList<>();
+	@RegisterExtension
+	static final RedisNodesExtension redlock = new RedisNodesExtension(4, Duration.ofSeconds(2));
 
-	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@BeforeAll
-	static void startFourNodes() {
-		for (int i = 0; i < 4; i++) {
-			RedisServer node = RedisServer.start();
-			nodes.add(node);
-			factories.add(node.newConnectionFactory(Duration.ofSeconds(2)));
-		}
-	}
-
-	@AfterAll
-	static void stopNodes() {
-		factories.forEach(LettuceConnectionFactory::destroy);
-		nodes.forEach(RedisServer::close);
-		factories.clear();
-		nodes.clear();
-	}
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@ParameterizedTest(name = "N = {0}")
 	@ValueSource(ints = { 2, 4 })
 	void aGrantNeedsMoreThanHalfOfTheNodes(int n) {
-		RedlockRegistry registry = RedlockRegistry.builder(factories.subList(0, n))
+		RedlockRegistry registry = RedlockRegistry.builder(redlock.connectionFactories().subList(0, n))
 			.perNodeTimeout(Duration.ofMillis(200))
 			.leaseTime(Duration.ofSeconds(5))
 			.build();
@@ -76,7 +50,7 @@ class RedlockEvenNodeCountIntegrationTests {
 			String caseName = "N=" + n + " taken=" + Integer.toBinaryString(mask);
 			for (int node = 0; node < n; node++) {
 				if ((mask & (1 << node)) != 0) {
-					nodes.get(node).template().opsForValue().set(lockKey(key), OTHER);
+					redlock.node(node).template().opsForValue().set(lockKey(key), OTHER);
 				}
 			}
 			Optional<LockLease> lease = registry.tryAcquire(key, Duration.ZERO);
@@ -84,13 +58,13 @@ class RedlockEvenNodeCountIntegrationTests {
 			lease.ifPresent(LockLease::release);
 			for (int node = 0; node < n; node++) {
 				boolean othersNode = (mask & (1 << node)) != 0;
-				RedisServer server = nodes.get(node);
+				RedisServer server = redlock.node(node);
 				// A refused attempt is given back in the background: allow for it.
 				await().pollDelay(Duration.ZERO)
 					.pollInterval(Duration.ofMillis(10))
 					.atMost(Duration.ofSeconds(2))
 					.untilAsserted(() -> assertThat(server.template().opsForValue().get(lockKey(key)))
-						.as(caseName + ": node " + nodes.indexOf(server) + " after the attempt")
+						.as(caseName + ": node " + redlock.servers().indexOf(server) + " after the attempt")
 						.isEqualTo(othersNode ? OTHER : null));
 			}
 		}

@@ -1,7 +1,6 @@
 package io.distlock.redlock;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -9,22 +8,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.CounterWorkerMain;
+import io.distlock.test.redis.RedisNodesExtension;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -41,31 +39,15 @@ class RedlockIntegrationTests {
 
 	private static final Duration PER_NODE_TIMEOUT = Duration.ofMillis(100);
 
-	private static final List<RedisServer> servers = new ArrayList<>();
+	@RegisterExtension
+	static final RedisNodesExtension redlock = new RedisNodesExtension(5, PER_NODE_TIMEOUT);
 
-	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@BeforeAll
-	static void startFiveNodes() {
-		for (int i = 0; i < 5; i++) {
-			RedisServer server = RedisServer.start();
-			servers.add(server);
-			factories.add(server.newConnectionFactory(PER_NODE_TIMEOUT));
-		}
-	}
-
-	@AfterAll
-	static void stopNodes() {
-		factories.forEach(LettuceConnectionFactory::destroy);
-		servers.forEach(RedisServer::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@AfterEach
 	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-		for (RedisServer server : servers) {
+		for (RedisServer server : redlock.servers()) {
 			if (server.isPaused()) {
 				server.resume();
 			}
@@ -109,7 +91,7 @@ class RedlockIntegrationTests {
 				clearFault(mask, n, stop);
 				if (!expected) {
 					for (int node = 0; node < n; node++) {
-						RedisServer server = servers.get(node);
+						RedisServer server = redlock.node(node);
 						// A node that answered late is given back in the background: allow for it.
 						await().atMost(Duration.ofSeconds(2))
 							.untilAsserted(() -> assertThat(server.template().opsForValue().get("distlock:{" + key + "}"))
@@ -134,17 +116,17 @@ class RedlockIntegrationTests {
 			lost.incrementAndGet();
 			lostAt.complete(System.nanoTime());
 		});
-		servers.get(2).pause();
+		redlock.node(2).pause();
 		// T30: ten leases with one node of three stopped; the renewals keep a majority.
 		Thread.sleep(10_000);
 		assertThat(lease.isValid()).as("valid for ten leases with one node of three stopped").isTrue();
 		assertThat(lost).hasValue(0);
 		long stoppedAt = System.nanoTime();
-		servers.get(1).pause();
+		redlock.node(1).pause();
 		long detectedMillis = TimeUnit.NANOSECONDS.toMillis(lostAt.get(5, TimeUnit.SECONDS) - stoppedAt);
 		assertThat(detectedMillis).isLessThanOrEqualTo(1_000 + 250);
-		servers.get(1).resume();
-		servers.get(2).resume();
+		redlock.node(1).resume();
+		redlock.node(2).resume();
 	}
 
 	@Test
@@ -152,7 +134,7 @@ class RedlockIntegrationTests {
 		RedlockRegistry registry = registry(3, Duration.ofSeconds(1));
 		String key = "recreate:" + UUID.randomUUID();
 		try (LockLease lease = registry.acquire(key, Duration.ZERO)) {
-			RedisServer node = servers.get(0);
+			RedisServer node = redlock.node(0);
 			node.kill();
 			node.restart();
 			assertThat(node.template().hasKey("distlock:{" + key + "}")).isFalse();
@@ -178,7 +160,7 @@ class RedlockIntegrationTests {
 			lease.release();
 			Thread.sleep(150);
 			for (int node = 0; node < 3; node++) {
-				assertThat(servers.get(node).template().hasKey("distlock:{" + key + "}")).as("node " + node + " cycle " + i)
+				assertThat(redlock.node(node).template().hasKey("distlock:{" + key + "}")).as("node " + node + " cycle " + i)
 					.isFalse();
 			}
 		}
@@ -200,8 +182,9 @@ class RedlockIntegrationTests {
 	@Test
 	void twoJvmsOfFourThreadsKeepTheCounterExactUnderRedlock() throws Exception {
 		String counterKey = "redlock-counter:" + UUID.randomUUID();
-		servers.get(0).template().opsForValue().set(counterKey, "0");
-		String ports = String.join(",", servers.subList(0, 3).stream().map((s) -> Integer.toString(s.port())).toList());
+		redlock.node(0).template().opsForValue().set(counterKey, "0");
+		String ports = String.join(",",
+				redlock.servers().subList(0, 3).stream().map((s) -> Integer.toString(s.port())).toList());
 		String lockKey = "redlock-fuzz:" + UUID.randomUUID();
 		try (ChildJvm first = ChildJvm.start(CounterWorkerMain.class, ports, lockKey, counterKey, "4", "25", "redlock");
 				ChildJvm second = ChildJvm.start(CounterWorkerMain.class, ports, lockKey, counterKey, "4", "25",
@@ -209,7 +192,7 @@ class RedlockIntegrationTests {
 			assertThat(first.awaitLine("DONE", 120, TimeUnit.SECONDS)).as(first::output).isEqualTo("DONE failures=0");
 			assertThat(second.awaitLine("DONE", 120, TimeUnit.SECONDS)).as(second::output).isEqualTo("DONE failures=0");
 		}
-		assertThat(servers.get(0).template().opsForValue().get(counterKey)).isEqualTo(Integer.toString(2 * 4 * 25));
+		assertThat(redlock.node(0).template().opsForValue().get(counterKey)).isEqualTo(Integer.toString(2 * 4 * 25));
 	}
 
 	@Test
@@ -218,17 +201,20 @@ class RedlockIntegrationTests {
 			.isThrownBy(() -> RedlockRegistry.builder(List.of()).build())
 			.withMessage("Redlock needs at least one node");
 		assertThatExceptionOfType(LockConfigurationException.class)
-			.isThrownBy(() -> RedlockRegistry.builder(List.of(factories.get(0), factories.get(0))).build())
+			.isThrownBy(() -> RedlockRegistry
+				.builder(List.of(redlock.connectionFactories().get(0), redlock.connectionFactories().get(0)))
+				.build())
 			.withMessageContaining("is listed twice");
-		String uri = "redis://127.0.0.1:" + servers.get(0).port();
+		String uri = "redis://127.0.0.1:" + redlock.node(0).port();
 		assertThatExceptionOfType(LockConfigurationException.class)
 			.isThrownBy(() -> RedlockRegistry.builderForUris(List.of(uri, uri + "/0")).build())
 			.withMessageContaining("is listed twice");
 		assertThatExceptionOfType(LockConfigurationException.class)
-			.isThrownBy(() -> RedlockRegistry.builder(factories.subList(0, 3)).driftFactor(0.5).build())
+			.isThrownBy(
+					() -> RedlockRegistry.builder(redlock.connectionFactories().subList(0, 3)).driftFactor(0.5).build())
 			.withMessage("driftFactor must be in (0, 0.1] but was '0.5'");
 		assertThatExceptionOfType(LockConfigurationException.class)
-			.isThrownBy(() -> RedlockRegistry.builder(factories.subList(0, 3))
+			.isThrownBy(() -> RedlockRegistry.builder(redlock.connectionFactories().subList(0, 3))
 				.leaseTime(Duration.ofMillis(100))
 				.perNodeTimeout(Duration.ofMillis(100))
 				.build())
@@ -239,7 +225,7 @@ class RedlockIntegrationTests {
 
 	@Test
 	void nodesGivenAsUrisWork() {
-		List<String> uris = servers.subList(0, 3)
+		List<String> uris = redlock.servers().subList(0, 3)
 			.stream()
 			.map((server) -> "redis://" + server.host() + ":" + server.port())
 			.toList();
@@ -250,22 +236,20 @@ class RedlockIntegrationTests {
 	}
 
 	private RedlockRegistry registry(int n, Duration leaseTime) {
-		RedlockRegistry registry = RedlockRegistry.builder(factories.subList(0, n))
+		return this.registries.add(RedlockRegistry.builder(redlock.connectionFactories().subList(0, n))
 			.perNodeTimeout(PER_NODE_TIMEOUT)
 			.leaseTime(leaseTime)
-			.build();
-		this.registries.add(registry);
-		return registry;
+			.build());
 	}
 
 	private static void applyFault(int mask, int n, String key, boolean stop) {
 		for (int node = 0; node < n; node++) {
 			if ((mask & (1 << node)) != 0) {
 				if (stop) {
-					servers.get(node).pause();
+					redlock.node(node).pause();
 				}
 				else {
-					servers.get(node).template().opsForValue().set("distlock:{" + key + "}", "foreign",
+					redlock.node(node).template().opsForValue().set("distlock:{" + key + "}", "foreign",
 							Duration.ofSeconds(10));
 				}
 			}
@@ -278,7 +262,7 @@ class RedlockIntegrationTests {
 		}
 		for (int node = 0; node < n; node++) {
 			if ((mask & (1 << node)) != 0) {
-				servers.get(node).resume();
+				redlock.node(node).resume();
 			}
 		}
 	}

@@ -1,26 +1,20 @@
 package io.distlock.redlock;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
-import io.distlock.test.redis.RedisServer;
+import io.distlock.test.redis.RedisNodesExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -37,38 +31,16 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 
 	private static final String OTHER = "another-process:grant";
 
-	private static final List<RedisServer> nodes = new ArrayList<>();
+	@RegisterExtension
+	static final RedisNodesExtension redlock = new RedisNodesExtension(3, Duration.ofSeconds(2));
 
-	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@BeforeAll
-	static void startThreeNodes() {
-		for (int i = 0; i < 3; i++) {
-			RedisServer node = RedisServer.start();
-			nodes.add(node);
-			factories.add(node.newConnectionFactory(Duration.ofSeconds(2)));
-		}
-	}
-
-	@AfterAll
-	static void stopNodes() {
-		factories.forEach(LettuceConnectionFactory::destroy);
-		nodes.forEach(RedisServer::close);
-		factories.clear();
-		nodes.clear();
-	}
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@Test
 	void aMinorityHeldByAnotherOwnerIsLeftAsItWasWhileAQuorumAcquiresExtendsAndReleases() {
 		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		// No TTL: an owner-compared script never gives it one; a blind PEXPIRE would.
 		node(2).opsForValue().set(lockKey(key), OTHER);
 		LockLease lease = registry
@@ -100,7 +72,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 			}
 
 		});
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		node(0).opsForValue().set(lockKey(key), OTHER);
 		AtomicInteger lost = new AtomicInteger();
 		try (LockLease lease = registry.acquire(key, Duration.ofSeconds(2))) {
@@ -121,7 +93,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	void aMajorityHeldByOtherOwnersGrantsNothingAndLeavesTheirKeysAsTheyWere() {
 		// A lease far longer than the test: a key left behind would not expire by itself meanwhile.
 		RedlockRegistry registry = registry(Duration.ofSeconds(30), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		node(1).opsForValue().set(lockKey(key), OTHER + "-1");
 		node(2).opsForValue().set(lockKey(key), OTHER + "-2");
 		// Several attempts within the wait time: each one is given back on node 0.
@@ -137,7 +109,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	@Test
 	void anExtensionWhileAnotherOwnerHoldsAQuorumIsRefusedAndLeavesItsKeysAsTheyWere() {
 		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		LockLease lease = registry
 			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(10)));
 		AtomicInteger lost = new AtomicInteger();
@@ -164,7 +136,7 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	@Test
 	void confirmCountsAQuorumOfNodesNotEveryNode() {
 		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		// A fixed lease: no renewal re-creates what is deleted below.
 		LockLease lease = registry
 			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(30)));
@@ -183,13 +155,11 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration leaseTime, LockListener listener) {
-		RedlockRegistry registry = RedlockRegistry.builder(factories)
+		return this.registries.add(RedlockRegistry.builder(redlock.connectionFactories())
 			.perNodeTimeout(Duration.ofMillis(200))
 			.leaseTime(leaseTime)
 			.listener(listener)
-			.build();
-		this.registries.add(registry);
-		return registry;
+			.build());
 	}
 
 	/**
@@ -198,7 +168,9 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	 */
 	private static void awaitOnEveryNode(String key) {
 		await().atMost(Duration.ofSeconds(2))
-			.until(() -> nodes.stream().allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))));
+			.until(() -> redlock.servers()
+				.stream()
+				.allMatch((node) -> Boolean.TRUE.equals(node.template().hasKey(lockKey(key)))));
 	}
 
 	private static void assertUntouched(int node, String key) {
@@ -218,15 +190,11 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 	}
 
 	private static StringRedisTemplate node(int index) {
-		return nodes.get(index).template();
+		return redlock.node(index).template();
 	}
 
 	private static String lockKey(String key) {
 		return "distlock:{" + key + "}";
-	}
-
-	private static String randomKey() {
-		return "others:" + UUID.randomUUID();
 	}
 
 }

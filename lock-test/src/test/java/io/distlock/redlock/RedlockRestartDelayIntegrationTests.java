@@ -6,12 +6,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -21,7 +19,9 @@ import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockStore;
 import io.distlock.store.LockMode;
 import io.distlock.store.LockStore;
+import io.distlock.test.redis.RedisNodesExtension;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -44,40 +44,24 @@ class RedlockRestartDelayIntegrationTests {
 	/** Long enough to outlast a kill, a restart and a second registry's warm-up on a busy machine. */
 	private static final Duration LEASE = Duration.ofSeconds(6);
 
-	private static final List<RedisServer> nodes = new ArrayList<>();
+	@RegisterExtension
+	static final RedisNodesExtension redlock = new RedisNodesExtension(3, Duration.ofMillis(500));
 
-	private static final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@BeforeAll
-	static void startThreeNodes() {
-		for (int i = 0; i < 3; i++) {
-			RedisServer node = RedisServer.start();
-			nodes.add(node);
-			factories.add(node.newConnectionFactory(Duration.ofMillis(500)));
-		}
-	}
-
-	@AfterAll
-	static void stopNodes() {
-		factories.forEach(LettuceConnectionFactory::destroy);
-		nodes.forEach(RedisServer::close);
-	}
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@AfterEach
 	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-		nodes.forEach(RedisServer::flushAll);
+		redlock.servers().forEach(RedisServer::flushAll);
 	}
 
 	@Test
 	void nodesThatJustStartedGrantNothingUntilTheDelayHasPassed() {
 		long beforeRestart = System.currentTimeMillis();
-		nodes.forEach(RedisServer::restart);
+		redlock.servers().forEach(RedisServer::restart);
 		RedlockRegistry registry = registry(RESTART_DELAY);
 		assertThat(registry.tryAcquire("young", Duration.ZERO)).isEmpty();
-		assertSittingOut(nodes.get(0), "young");
+		assertSittingOut(redlock.node(0), "young");
 		try (LockLease lease = registry.acquire("young", RESTART_DELAY.multipliedBy(4))) {
 			assertThat(System.currentTimeMillis() - beforeRestart).isGreaterThanOrEqualTo(RESTART_DELAY.toMillis());
 			assertThat(lease.isValid()).isTrue();
@@ -88,7 +72,7 @@ class RedlockRestartDelayIntegrationTests {
 	void aNodeThatRestartedCountsTowardsNoQuorumWhileTheFirstHolderStillHolds() {
 		awaitNodesOlderThanTheDelay();
 		String key = "stock";
-		RedisServer restarted = nodes.get(1);
+		RedisServer restarted = redlock.node(1);
 		restarted.template().opsForValue().set("before-snapshot", "1");
 		restarted.command("SAVE");
 		LockLease first = holdOnNodesZeroAndOne(registry(RESTART_DELAY), key);
@@ -107,7 +91,7 @@ class RedlockRestartDelayIntegrationTests {
 	@Test
 	void withoutARestartDelayTheSameRestartLetsASecondHolderIn() {
 		String key = "stock";
-		RedisServer restarted = nodes.get(1);
+		RedisServer restarted = redlock.node(1);
 		restarted.template().opsForValue().set("before-snapshot", "1");
 		restarted.command("SAVE");
 		LockLease first = holdOnNodesZeroAndOne(registry(null), key);
@@ -127,7 +111,7 @@ class RedlockRestartDelayIntegrationTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.tryAcquire(LockRequest.of("long").waitTime(Duration.ZERO).leaseTime(longer)))
 			.withMessageStartingWith("leaseTime 'PT7S' is longer than this registry's maxLeaseTime 'PT6S'");
-		for (RedisServer node : nodes) {
+		for (RedisServer node : redlock.servers()) {
 			assertThat(node.template().hasKey("distlock:{long}")).isFalse();
 		}
 		try (LockLease lease = registry.acquire(LockRequest.of("long").waitTime(Duration.ZERO).leaseTime(LEASE))) {
@@ -142,7 +126,8 @@ class RedlockRestartDelayIntegrationTests {
 		try (RedisServer noInfo = RedisServer.start("--rename-command", "INFO", "")) {
 			LettuceConnectionFactory noInfoFactory = noInfo.newConnectionFactory(Duration.ofMillis(500));
 			try {
-				List<LettuceConnectionFactory> withNoInfo = List.of(factories.get(0), factories.get(1), noInfoFactory);
+				List<LettuceConnectionFactory> withNoInfo = List.of(redlock.connectionFactories().get(0),
+						redlock.connectionFactories().get(1), noInfoFactory);
 				assertThatExceptionOfType(LockConfigurationException.class)
 					.isThrownBy(() -> RedlockRegistry.builder(withNoInfo).leaseTime(LEASE).restartDelay(RESTART_DELAY).build())
 					.withMessageStartingWith("Redlock nodes [127.0.0.1:" + noInfo.port() + "] do not tell their uptime "
@@ -158,7 +143,7 @@ class RedlockRestartDelayIntegrationTests {
 	@Test
 	void aDelayShorterThanTheLeaseTimeIsRefusedWhenBuilt() {
 		assertThatExceptionOfType(LockConfigurationException.class)
-			.isThrownBy(() -> RedlockRegistry.builder(new ArrayList<>(factories))
+			.isThrownBy(() -> RedlockRegistry.builder(new ArrayList<>(redlock.connectionFactories()))
 				.leaseTime(Duration.ofSeconds(30))
 				.restartDelay(Duration.ofSeconds(10))
 				.build())
@@ -172,11 +157,11 @@ class RedlockRestartDelayIntegrationTests {
 	 */
 	private static LockLease holdOnNodesZeroAndOne(RedlockRegistry registry, String key) {
 		String lockKey = "distlock:{" + key + "}";
-		nodes.get(2).template().opsForValue().set(lockKey, "someone-else", Duration.ofMinutes(1));
+		redlock.node(2).template().opsForValue().set(lockKey, "someone-else", Duration.ofMinutes(1));
 		LockLease lease = registry.acquire(LockRequest.of(key).waitTime(Duration.ZERO).leaseTime(LEASE));
-		nodes.get(2).template().delete(lockKey);
-		assertThat(nodes.get(0).template().hasKey(lockKey)).isTrue();
-		assertThat(nodes.get(1).template().hasKey(lockKey)).isTrue();
+		redlock.node(2).template().delete(lockKey);
+		assertThat(redlock.node(0).template().hasKey(lockKey)).isTrue();
+		assertThat(redlock.node(1).template().hasKey(lockKey)).isTrue();
 		return lease;
 	}
 
@@ -211,7 +196,7 @@ class RedlockRestartDelayIntegrationTests {
 
 	private static void awaitNodesOlderThanTheDelay() {
 		await().atMost(RESTART_DELAY.multipliedBy(3))
-			.until(() -> nodes.stream()
+			.until(() -> redlock.servers().stream()
 				.allMatch((node) -> RedisLockStore.restartDelayLeft(uptime(node), RESTART_DELAY).compareTo(Duration.ZERO) <= 0));
 	}
 
@@ -223,13 +208,11 @@ class RedlockRestartDelayIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration restartDelay) {
-		RedlockRegistry registry = RedlockRegistry.builder(new ArrayList<>(factories))
+		return this.registries.add(RedlockRegistry.builder(new ArrayList<>(redlock.connectionFactories()))
 			.leaseTime(LEASE)
 			.perNodeTimeout(Duration.ofMillis(200))
 			.restartDelay(restartDelay)
-			.build();
-		this.registries.add(registry);
-		return registry;
+			.build());
 	}
 
 }

@@ -6,7 +6,6 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -28,6 +27,7 @@ import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
 import io.distlock.test.redis.RedisServer;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -49,7 +49,8 @@ class RedlockUnreachableNodesIntegrationTests {
 
 	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final LockRegistries registries = new LockRegistries();
 
 	@BeforeAll
 	static void startTwoNodes() {
@@ -66,14 +67,13 @@ class RedlockUnreachableNodesIntegrationTests {
 
 	@AfterEach
 	void close() {
-		this.registries.forEach(RedlockRegistry::close);
 		this.factories.forEach(LettuceConnectionFactory::destroy);
 	}
 
 	@Test
 	void everyNodeDownGivesTheStoresFailureAtOnceNeverAGrant() {
 		RedlockRegistry registry = registry(List.of(down(), down(), down()), Duration.ofSeconds(2), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		long start = System.nanoTime();
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> registry.acquire(key, Duration.ofSeconds(5)))
@@ -91,7 +91,7 @@ class RedlockUnreachableNodesIntegrationTests {
 	@Test
 	void aMajorityOfNodesDownFailsAtOnceNamingTheirFailures() {
 		RedlockRegistry registry = registry(List.of(down(), up(0), down()), Duration.ofSeconds(2), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		// A wait far longer than the test's timeout would allow if the failure were waited out.
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> registry.acquire(key, Duration.ofSeconds(90)))
@@ -117,7 +117,7 @@ class RedlockUnreachableNodesIntegrationTests {
 			}
 
 		});
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		LockLease lease = registry
 			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(6)));
 		awaitOnBothNodesUp(key);
@@ -143,7 +143,7 @@ class RedlockUnreachableNodesIntegrationTests {
 			}
 
 		});
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		AtomicInteger lost = new AtomicInteger();
 		try (LockLease lease = registry.acquire(key, Duration.ofSeconds(2))) {
 			lease.onLost((ex) -> lost.incrementAndGet());
@@ -173,9 +173,9 @@ class RedlockUnreachableNodesIntegrationTests {
 			}
 
 		});
-		String before = randomKey();
-		String key = randomKey();
-		String after = randomKey();
+		String before = this.registries.randomKey();
+		String key = this.registries.randomKey();
+		String after = this.registries.randomKey();
 		LockLease undecidedBefore = registry.acquire(before, Duration.ofSeconds(2));
 		LockLease lease = registry.acquire(key, Duration.ofSeconds(2));
 		LockLease undecidedAfter = registry.acquire(after, Duration.ofSeconds(2));
@@ -201,7 +201,7 @@ class RedlockUnreachableNodesIntegrationTests {
 	void aMajorityOfNodesDownGrantsNothingAndLeavesNoKeyOnTheNodeUp() {
 		// A lease far longer than the test: a key left behind would not expire by itself meanwhile.
 		RedlockRegistry registry = registry(List.of(down(), up(0), down()), Duration.ofSeconds(30), LockListener.NONE);
-		String key = randomKey();
+		String key = this.registries.randomKey();
 		boolean acquired;
 		try {
 			acquired = registry.tryAcquire(key, Duration.ofMillis(500)).isPresent();
@@ -218,13 +218,11 @@ class RedlockUnreachableNodesIntegrationTests {
 
 	private RedlockRegistry registry(List<LettuceConnectionFactory> nodes, Duration leaseTime,
 			LockListener listener) {
-		RedlockRegistry registry = RedlockRegistry.builder(nodes)
+		return this.registries.add(RedlockRegistry.builder(nodes)
 			.perNodeTimeout(Duration.ofMillis(200))
 			.leaseTime(leaseTime)
 			.listener(listener)
-			.build();
-		this.registries.add(registry);
-		return registry;
+			.build());
 	}
 
 	private LettuceConnectionFactory up(int index) {
@@ -262,10 +260,6 @@ class RedlockUnreachableNodesIntegrationTests {
 
 	private static String lockKey(String key) {
 		return "distlock:{" + key + "}";
-	}
-
-	private static String randomKey() {
-		return "unreachable:" + UUID.randomUUID();
 	}
 
 }

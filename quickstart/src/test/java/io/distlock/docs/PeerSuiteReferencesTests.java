@@ -6,10 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -22,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Keeps the peer-suite pages ({@code docs/peer-suites/*.md}) true: every distlock test they name
  * in a table's last column, {@code Class#method}, or {@code #method} after a class in the same
  * cell or after the word "contract" (outside parentheses, where a remark may quote SpEL), is a
- * test method (Java or Kotlin) of that class or of a class it extends.
+ * test method (Java or Kotlin) of that class or of a type it extends or implements (the contract's
+ * tests are default methods of one interface per subject).
  */
 class PeerSuiteReferencesTests {
 
@@ -34,7 +37,12 @@ class PeerSuiteReferencesTests {
 	/** The pages' short name for the contract every registry runs. */
 	private static final Map<String, String> ALIASES = Map.of("Contract", "AbstractLockRegistryContractTests");
 
-	private static final Pattern EXTENDS = Pattern.compile("class \\w+(?:<[^>]*>)? extends (\\w+)");
+	/**
+	 * The supertypes that a declaration at the start of a line (not an example in a comment)
+	 * names after {@code extends} and {@code implements}.
+	 */
+	private static final Pattern SUPERTYPES = Pattern.compile("(?m)^(?:(?:public|protected|abstract|final) )*"
+			+ "(?:class|interface) \\w+(?:<[^>]*>)?((?:\\s+(?:extends|implements)\\s+[\\w<>,\\s]+?)+)\\s*\\{");
 
 	private final Map<String, Optional<Path>> sources = new HashMap<>();
 
@@ -79,18 +87,28 @@ class PeerSuiteReferencesTests {
 		assertThat(missing).as("test methods named in docs/peer-suites that do not exist").isEmpty();
 	}
 
-	private boolean declares(String className, String method) {
-		for (String current = className; current != null;) {
-			Optional<Path> source = source(current);
-			if (source.isEmpty()) {
-				return false;
-			}
-			String code = Documentation.read(source.get());
-			if (Pattern.compile("\\b(void|fun) " + method + "\\(").matcher(code).find()) {
+	private boolean declares(String typeName, String method) {
+		return declares(typeName, method, new HashSet<>());
+	}
+
+	private boolean declares(String typeName, String method, Set<String> visited) {
+		Optional<Path> source = source(typeName);
+		if (source.isEmpty() || !visited.add(typeName)) {
+			return false;
+		}
+		String code = Documentation.read(source.get());
+		if (Pattern.compile("\\b(void|fun) " + method + "\\(").matcher(code).find()) {
+			return true;
+		}
+		Matcher supertypes = SUPERTYPES.matcher(code);
+		if (!supertypes.find()) {
+			return false;
+		}
+		String names = supertypes.group(1).replaceAll("<[^>]*>", "");
+		for (String supertype : names.split("\\bextends\\b|\\bimplements\\b|,")) {
+			if (!supertype.isBlank() && declares(supertype.strip(), method, visited)) {
 				return true;
 			}
-			Matcher superclass = EXTENDS.matcher(code);
-			current = superclass.find() ? superclass.group(1) : null;
 		}
 		return false;
 	}

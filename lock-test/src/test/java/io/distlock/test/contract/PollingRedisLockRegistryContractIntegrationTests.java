@@ -21,7 +21,7 @@ class PollingRedisLockRegistryContractIntegrationTests extends AbstractLockRegis
 	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@Override
-	protected AbstractLockRegistry createRegistry(Duration leaseTime) {
+	public AbstractLockRegistry createRegistry(Duration leaseTime) {
 		return RedisLockRegistry.builder(redis.server().connectionFactory())
 			.leaseTime(leaseTime)
 			.waitStrategy(WaitStrategy.POLLING)
@@ -29,12 +29,12 @@ class PollingRedisLockRegistryContractIntegrationTests extends AbstractLockRegis
 	}
 
 	@Override
-	protected void deleteInStore(AbstractLockRegistry registry, String key) {
+	public void deleteInStore(AbstractLockRegistry registry, String key) {
 		redis.server().template().delete(lockKey(registry, key));
 	}
 
 	@Override
-	protected boolean isHeldInStore(AbstractLockRegistry registry, String key) {
+	public boolean isHeldInStore(AbstractLockRegistry registry, String key) {
 		return Boolean.TRUE.equals(redis.server().template().hasKey(lockKey(registry, key)));
 	}
 
