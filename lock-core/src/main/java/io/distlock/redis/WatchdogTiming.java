@@ -8,7 +8,8 @@ import io.distlock.engine.RegistrySettings;
 /**
  * The lease of a watchdog-renewed grant and how often the watchdog renews it, as a registry
  * builder checks them: the renewal interval has a floor, and one failed renewal must be retried
- * before the lease expires. Each of these rules is checked here and nowhere else.
+ * before the lease expires (so a derived interval needs a lease of three floors). Each of these
+ * rules is checked here and nowhere else.
  *
  * @param leaseTime the lease, positive
  * @param renewalInterval the renewal interval, at most half the lease
@@ -39,6 +40,13 @@ record WatchdogTiming(Duration leaseTime, Duration renewalInterval) {
 						+ " drift margin kept back from every lease plus enough validity to be granted)");
 			}
 			return new WatchdogTiming(leaseTime, RegistrySettings.defaultRenewalInterval(leaseTime));
+		}
+		try {
+			// Checked before the renewal interval: a lease below the minimum is the mistake to name.
+			LockRequest.requireMinLease(leaseTime, "leaseTime");
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRegistryOptionException("leaseTime", leaseTime, ex.getMessage());
 		}
 		if (renewalInterval.isNegative() || renewalInterval.isZero()) {
 			throw new InvalidRegistryOptionException("renewalInterval", renewalInterval,
