@@ -8,7 +8,6 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
-import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.redis.AbstractRedisRegistryBuilder;
 import io.distlock.redlock.RedlockRegistry;
@@ -280,12 +279,6 @@ public class DistlockProperties implements InitializingBean {
 		}
 		requireNotNegative("distlock.wait-time", this.waitTime);
 		requirePositive("distlock.lease-time", this.leaseTime);
-		if (this.leaseTime.compareTo(LockRequest.MIN_LEASE_TIME) < 0) {
-			throw new InvalidLockPropertyException("distlock.lease-time", this.leaseTime, "must be at least "
-					+ LockRequest.MIN_LEASE_TIME.toMillis() + "ms: Redis expires keys to the millisecond and a holder"
-					+ " keeps back a drift margin of 1% plus 2ms, so a shorter lease leaves too little validity to be"
-					+ " granted");
-		}
 		requirePositive("distlock.fence-retention-time", this.fenceRetentionTime);
 		if (this.maxKeyBytes < AbstractRedisRegistryBuilder.MIN_MAX_KEY_BYTES
 				|| this.maxKeyBytes > AbstractRedisRegistryBuilder.LIMIT_MAX_KEY_BYTES) {

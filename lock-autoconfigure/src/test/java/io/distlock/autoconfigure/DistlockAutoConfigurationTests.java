@@ -167,10 +167,11 @@ class DistlockAutoConfigurationTests {
 	void aLeaseBelowTheMinimumFailsAtStartupNamingTheLeaseTimeEvenWithItsOwnRenewalInterval() {
 		runner().withPropertyValues("distlock.lease-time=5ms", "distlock.renewal-interval=10ms").run((context) -> {
 			assertThat(context).hasFailed();
-			InvalidLockPropertyException cause = DistlockRunners.invalidProperty(context.getStartupFailure());
-			assertThat(cause.getProperty()).isEqualTo("distlock.lease-time");
-			assertThat(cause.getMessage()).startsWith("Property 'distlock.lease-time' with value 'PT0.005S' must be at"
-					+ " least 10ms: Redis expires keys to the millisecond and a holder keeps back a drift margin");
+			FailureAnalysis analysis = new LockConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).startsWith("Property 'distlock.lease-time' is invalid: leaseTime must"
+					+ " be at least 10ms but was 'PT0.005S': Redis expires keys to the millisecond and a holder keeps"
+					+ " back a drift margin");
+			assertThat(analysis.getAction()).isEqualTo("Update 'distlock.lease-time' in your application configuration.");
 		});
 		runner().withPropertyValues("distlock.lease-time=20ms", "distlock.renewal-interval=10ms")
 			.run((context) -> assertThat(context).hasNotFailed());

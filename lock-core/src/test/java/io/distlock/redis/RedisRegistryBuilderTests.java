@@ -46,6 +46,14 @@ class RedisRegistryBuilderTests {
 	}
 
 	@Test
+	void aLeaseBelowTheMinimumIsNamedBeforeItsOwnRenewalIntervalIsJudged() {
+		assertThatExceptionOfType(InvalidRegistryOptionException.class)
+			.isThrownBy(() -> builder().leaseTime(Duration.ofMillis(5)).renewalInterval(Duration.ofMillis(10)).build())
+			.withMessageStartingWith("leaseTime must be at least 10ms but was 'PT0.005S': Redis expires keys")
+			.satisfies((ex) -> assertThat(ex.getOption()).isEqualTo("leaseTime"));
+	}
+
+	@Test
 	void localHandoffLimitsOutOfRangeAreRefused() {
 		assertThatExceptionOfType(InvalidRegistryOptionException.class)
 			.isThrownBy(() -> builder().localHandoff(1001, Duration.ofMillis(50)))
