@@ -29,7 +29,7 @@ import static io.distlock.redis.ScriptArguments.millis;
 
 /**
  * One independent Redis node of a Redlock registry, exclusive locks only: the plain operations
- * of a {@link RedisLockStore} on the node, and what only Redlock asks of a node. An acquisition
+ * of a {@link RedisLockStore} on the node, and what only Redlock asks of a node: an acquisition
  * that, with a restart delay, grants nothing until the node's server has run for that long; a
  * renewal that re-creates a key the node lost; and, once at startup, a warm-up and the node's
  * uptime and replication id.
