@@ -2,22 +2,22 @@ package io.distlock.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
-import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.redis.AbstractRedisRegistryBuilder;
 import io.distlock.redlock.RedlockRegistry;
 
 /**
  * Configuration properties for distributed locks ({@code distlock.*}). Unknown properties under
- * {@code distlock} are rejected, and invalid combinations fail at startup naming the property.
+ * {@code distlock} are rejected, and invalid combinations fail at startup naming the property:
+ * checked here, or, for the rules a registry builder checks (the renewal interval and the lease,
+ * the local handoff limits, the Redlock timing and nodes), by the builder, whose error
+ * failure analyzer maps to the property.
  */
 @ConfigurationProperties(prefix = "distlock", ignoreUnknownFields = false)
 public class DistlockProperties implements InitializingBean {
@@ -279,22 +279,6 @@ public class DistlockProperties implements InitializingBean {
 		}
 		requireNotNegative("distlock.wait-time", this.waitTime);
 		requirePositive("distlock.lease-time", this.leaseTime);
-		if (this.leaseTime.compareTo(LockRequest.MIN_LEASE_TIME) < 0) {
-			throw new InvalidLockPropertyException("distlock.lease-time", this.leaseTime, "must be at least "
-					+ LockRequest.MIN_LEASE_TIME.toMillis() + "ms: Redis expires keys to the millisecond and a holder"
-					+ " keeps back a drift margin of 1% plus 2ms, so a shorter lease leaves too little validity to be"
-					+ " granted");
-		}
-		Duration shortestWatchdogLease = AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.multipliedBy(3);
-		if (this.renewalInterval == null && this.leaseTime.compareTo(shortestWatchdogLease) < 0) {
-			throw new InvalidLockPropertyException("distlock.lease-time", this.leaseTime,
-					"must be at least " + shortestWatchdogLease.toMillis() + "ms: the watchdog renews a lock every"
-							+ " third of its lease, and not more often than every "
-							+ AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.toMillis() + "ms (with its own"
-							+ " distlock.renewal-interval it may be shorter, down to "
-							+ LockRequest.MIN_LEASE_TIME.toMillis() + "ms, below which the drift margin kept back"
-							+ " from every lease leaves too little validity)");
-		}
 		requirePositive("distlock.fence-retention-time", this.fenceRetentionTime);
 		if (this.maxKeyBytes < AbstractRedisRegistryBuilder.MIN_MAX_KEY_BYTES
 				|| this.maxKeyBytes > AbstractRedisRegistryBuilder.LIMIT_MAX_KEY_BYTES) {
@@ -309,18 +293,6 @@ public class DistlockProperties implements InitializingBean {
 					"must be at least distlock.lease-time '" + this.leaseTime + "' and at most "
 							+ AbstractRedisRegistryBuilder.LIMIT_MAX_LEASE_TIME.toDays() + " days");
 		}
-		if (this.renewalInterval != null) {
-			requirePositive("distlock.renewal-interval", this.renewalInterval);
-			if (this.renewalInterval.compareTo(AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL) < 0) {
-				throw new InvalidLockPropertyException("distlock.renewal-interval", this.renewalInterval,
-						"must be at least " + AbstractRedisRegistryBuilder.MIN_RENEWAL_INTERVAL.toMillis() + "ms");
-			}
-			if (this.renewalInterval.multipliedBy(2).compareTo(this.leaseTime) > 0) {
-				throw new InvalidLockPropertyException("distlock.renewal-interval", this.renewalInterval,
-						"must be at most half of distlock.lease-time '" + this.leaseTime
-								+ "', so that one failed renewal can be retried before the lease expires");
-			}
-		}
 		if (this.retryInterval != null) {
 			requirePositive("distlock.retry-interval", this.retryInterval);
 		}
@@ -330,9 +302,8 @@ public class DistlockProperties implements InitializingBean {
 		if (this.waitStrategy == null) {
 			throw new InvalidLockPropertyException("distlock.wait-strategy", null, "must be set");
 		}
-		this.redlock.validate(this.leaseTime);
+		this.redlock.validate();
 		this.replicaAcknowledgement.validate();
-		this.localHandoff.validate();
 		if (this.lossDetection.isKeyspaceEvents() && this.redlock.isEnabled()) {
 			throw new InvalidLockPropertyException("distlock.loss-detection.keyspace-events", true,
 					"is not supported with Redlock (distlock.redlock.nodes): turn one of them off");
@@ -465,7 +436,7 @@ public class DistlockProperties implements InitializingBean {
 			this.restartDelay = restartDelay;
 		}
 
-		void validate(Duration leaseTime) {
+		void validate() {
 			if (!isEnabled()) {
 				return;
 			}
@@ -474,35 +445,11 @@ public class DistlockProperties implements InitializingBean {
 			if (this.persistenceCheck == null) {
 				throw new InvalidLockPropertyException(RedlockPersistenceCheck.PROPERTY, null, "must be set");
 			}
-			if (this.restartDelay != null) {
-				requirePositive("distlock.redlock.restart-delay", this.restartDelay);
-				if (this.restartDelay.compareTo(leaseTime) < 0) {
-					throw new InvalidLockPropertyException("distlock.redlock.restart-delay", this.restartDelay,
-							"must be at least distlock.lease-time '" + leaseTime + "': a crashed node that rejoins"
-									+ " sooner, empty, can count towards a quorum for a lock that is still held");
-				}
-			}
-			if (!(this.driftFactor > 0 && this.driftFactor <= 0.1)) {
-				throw new InvalidLockPropertyException("distlock.redlock.drift-factor", this.driftFactor,
-						"must be in (0, 0.1]");
-			}
-			Set<String> seen = new HashSet<>();
 			for (String node : this.nodes) {
 				if (node == null || node.isBlank()) {
 					throw new InvalidLockPropertyException("distlock.redlock.nodes", this.nodes,
 							"must not contain a blank node");
 				}
-				if (!seen.add(node.trim())) {
-					throw new InvalidLockPropertyException("distlock.redlock.nodes", this.nodes,
-							"lists '" + node.trim() + "' twice; the nodes must be independent");
-				}
-			}
-			Duration needed = this.perNodeTimeout.plus(RedlockRegistry.driftMargin(leaseTime, this.driftFactor))
-				.plus(this.minValidity);
-			if (leaseTime.compareTo(needed) <= 0) {
-				throw new InvalidLockPropertyException("distlock.lease-time", leaseTime,
-						"must be longer than distlock.redlock.per-node-timeout + drift + min-validity ('" + needed
-								+ "'), or no Redlock grant could ever be valid");
 			}
 		}
 
@@ -629,14 +576,6 @@ public class DistlockProperties implements InitializingBean {
 
 		public void setMaxTime(Duration maxTime) {
 			this.maxTime = maxTime;
-		}
-
-		void validate() {
-			if (this.maxHandoffs < 0 || this.maxHandoffs > AbstractRedisRegistryBuilder.MAX_LOCAL_HANDOFFS) {
-				throw new InvalidLockPropertyException("distlock.local-handoff.max-handoffs", this.maxHandoffs,
-						"must be between 0 and " + AbstractRedisRegistryBuilder.MAX_LOCAL_HANDOFFS);
-			}
-			requirePositive("distlock.local-handoff.max-time", this.maxTime);
 		}
 
 	}

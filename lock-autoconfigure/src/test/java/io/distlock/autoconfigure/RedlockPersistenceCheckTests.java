@@ -108,14 +108,16 @@ class RedlockPersistenceCheckTests {
 	}
 
 	@Test
-	void aRestartDelayShorterThanTheLeaseIsRefusedNamingBothProperties() {
+	void aRestartDelayShorterThanTheLeaseIsRefusedNamingThePropertyAndTheLease() {
 		redlock(durable, volatileNode, durable2)
 			.withPropertyValues("distlock.lease-time=30s", "distlock.redlock.restart-delay=10s")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
-					.startsWith("Property 'distlock.redlock.restart-delay' with value 'PT10S' must be at least "
-							+ "distlock.lease-time 'PT30S'");
+				FailureAnalysis analysis = new LockConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).startsWith("Property 'distlock.redlock.restart-delay' is invalid: "
+						+ "restartDelay 'PT10S' must be at least the leaseTime 'PT30S'");
+				assertThat(analysis.getAction())
+					.isEqualTo("Update 'distlock.redlock.restart-delay' in your application configuration.");
 			});
 	}
 

@@ -9,7 +9,10 @@ import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 
 /**
- * The validated options every registry shares.
+ * The options every registry shares. The rules that relate options to each other (the renewal
+ * interval against its floor and the lease, the drift factor, the local handoff limits) are
+ * checked once, by the builder that sets them; these settings check what every registry relies
+ * on whoever creates them.
  *
  * @param leaseTime the lease of a grant renewed by the watchdog
  * @param renewalInterval how often the watchdog renews a held grant
@@ -73,7 +76,7 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	public static final Duration MIN_RENEWAL_INTERVAL = Duration.ofMillis(10);
 
 	/**
-	 * Validate the settings.
+	 * Validate what the settings rely on.
 	 * @throws LockConfigurationException naming the option that is wrong
 	 */
 	public RegistrySettings {
@@ -87,33 +90,17 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 		catch (IllegalArgumentException ex) {
 			throw new LockConfigurationException(ex.getMessage());
 		}
-		requirePositive("renewalInterval", renewalInterval);
+		Objects.requireNonNull(renewalInterval, "renewalInterval must not be null");
 		requirePositive("retryInterval", retryInterval);
-		if (renewalInterval.compareTo(MIN_RENEWAL_INTERVAL) < 0) {
-			throw new LockConfigurationException("renewalInterval must be at least " + MIN_RENEWAL_INTERVAL.toMillis()
-					+ "ms but was '" + renewalInterval + "'");
-		}
-		if (renewalInterval.multipliedBy(2).compareTo(leaseTime) > 0) {
-			throw new LockConfigurationException("renewalInterval '" + renewalInterval
-					+ "' must be at most half of leaseTime '" + leaseTime
-					+ "' so that one failed renewal can be retried before the lease expires");
-		}
 		if (instanceId.isBlank()) {
 			throw new LockConfigurationException("instanceId must not be blank");
-		}
-		if (!(driftFactor > 0 && driftFactor <= 0.1)) {
-			throw new LockConfigurationException("driftFactor must be in (0, 0.1] but was '" + driftFactor + "'");
 		}
 		Objects.requireNonNull(minValidity, "minValidity must not be null");
 		if (minValidity.isNegative() || minValidity.compareTo(leaseTime) >= 0) {
 			throw new LockConfigurationException("minValidity '" + minValidity
 					+ "' must be at least zero and shorter than leaseTime '" + leaseTime + "'");
 		}
-		if (maxLocalHandoffs < 0 || maxLocalHandoffs > MAX_LOCAL_HANDOFFS) {
-			throw new LockConfigurationException("maxLocalHandoffs must be between 0 and " + MAX_LOCAL_HANDOFFS
-					+ " but was '" + maxLocalHandoffs + "'");
-		}
-		requirePositive("maxLocalHandoffTime", maxLocalHandoffTime);
+		Objects.requireNonNull(maxLocalHandoffTime, "maxLocalHandoffTime must not be null");
 		Objects.requireNonNull(keyLimit, "keyLimit must not be null");
 		Objects.requireNonNull(maxLeaseTime, "maxLeaseTime must not be null");
 		if (maxLeaseTime.compareTo(leaseTime) < 0 || maxLeaseTime.compareTo(LIMIT_MAX_LEASE_TIME) > 0) {

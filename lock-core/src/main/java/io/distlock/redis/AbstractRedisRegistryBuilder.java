@@ -3,9 +3,7 @@ package io.distlock.redis;
 import java.time.Duration;
 import java.util.Objects;
 
-import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockListener;
-import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
 import io.distlock.engine.KeyLimit;
 import io.distlock.engine.RegistrySettings;
@@ -64,9 +62,7 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 
 	private String instanceId;
 
-	private int maxLocalHandoffs = DEFAULT_MAX_LOCAL_HANDOFFS;
-
-	private Duration maxLocalHandoffTime = DEFAULT_MAX_LOCAL_HANDOFF_TIME;
+	private LocalHandoffLimits localHandoff = LocalHandoffLimits.DEFAULT;
 
 	private Duration maxLeaseTime = DEFAULT_MAX_LEASE_TIME;
 
@@ -176,10 +172,10 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	 * @param maxTime how long after Redis granted it a lock may still be handed over, default
 	 * 50 ms
 	 * @return this builder
+	 * @throws InvalidRegistryOptionException if a limit is out of range
 	 */
 	public B localHandoff(int maxHandoffs, Duration maxTime) {
-		this.maxLocalHandoffs = maxHandoffs;
-		this.maxLocalHandoffTime = maxTime;
+		this.localHandoff = new LocalHandoffLimits(maxHandoffs, maxTime);
 		return self();
 	}
 
@@ -267,44 +263,33 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	/**
 	 * Return the fence retention time, checked.
 	 * @return the retention
-	 * @throws LockConfigurationException if it is not positive
+	 * @throws InvalidRegistryOptionException if it is not positive
 	 */
 	protected Duration fenceRetentionTime() {
 		if (this.fenceRetentionTime == null || this.fenceRetentionTime.isNegative()
 				|| this.fenceRetentionTime.isZero()) {
-			throw new LockConfigurationException(
+			throw new InvalidRegistryOptionException("fenceRetentionTime", this.fenceRetentionTime,
 					"fenceRetentionTime must be positive but was '" + this.fenceRetentionTime + "'");
 		}
 		return this.fenceRetentionTime;
 	}
 
 	/**
-	 * Return the validated settings.
-	 * @param driftFactor the drift factor
+	 * Return the validated settings: the lease and renewal interval are checked here, the local
+	 * handoff limits when they are set.
+	 * @param driftFactor the drift factor, checked by the builder that sets it
 	 * @param minValidity the minimum validity of a fresh grant
 	 * @return the settings
-	 * @throws LockConfigurationException naming the option that is invalid
+	 * @throws InvalidRegistryOptionException naming the option that is invalid
 	 */
 	protected RegistrySettings settings(double driftFactor, Duration minValidity) {
-		if (this.leaseTime == null || this.leaseTime.isNegative() || this.leaseTime.isZero()) {
-			throw new LockConfigurationException("leaseTime must be positive but was '" + this.leaseTime + "'");
-		}
-		Duration shortestWatchdogLease = MIN_RENEWAL_INTERVAL.multipliedBy(3);
-		if (this.renewalInterval == null && this.leaseTime.compareTo(shortestWatchdogLease) < 0) {
-			throw new LockConfigurationException("leaseTime must be at least " + shortestWatchdogLease.toMillis()
-					+ "ms but was '" + this.leaseTime + "': the watchdog renews a lock every third of its lease and"
-					+ " not more often than every " + MIN_RENEWAL_INTERVAL.toMillis() + "ms (a fixed lease may be as"
-					+ " short as " + LockRequest.MIN_LEASE_TIME.toMillis() + "ms, the drift margin kept back from"
-					+ " every lease plus enough validity to be granted)");
-		}
-		Duration renewal = (this.renewalInterval != null) ? this.renewalInterval
-				: RegistrySettings.defaultRenewalInterval(this.leaseTime);
+		WatchdogTiming timing = WatchdogTiming.of(this.leaseTime, this.renewalInterval);
 		Duration retry = (this.retryInterval != null) ? this.retryInterval
 				: RegistrySettings.defaultRetryInterval(this.waitStrategy);
 		String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
-		return new RegistrySettings(this.leaseTime, renewal, this.waitStrategy, retry, this.listener, id, driftFactor,
-				minValidity, this.maxLocalHandoffs, this.maxLocalHandoffTime, grantableMaxLeaseTime(),
-				new KeyLimit(this.maxKeyBytes, this.longKeys));
+		return new RegistrySettings(this.leaseTime, timing.renewalInterval(), this.waitStrategy, retry, this.listener,
+				id, driftFactor, minValidity, this.localHandoff.maxHandoffs(), this.localHandoff.maxTime(),
+				grantableMaxLeaseTime(), new KeyLimit(this.maxKeyBytes, this.longKeys));
 	}
 
 	@SuppressWarnings("unchecked")

@@ -13,8 +13,10 @@ import org.springframework.util.ClassUtils;
 /**
  * A Lua script run by its SHA1, loaded with {@code EVAL} only when the server does not know it
  * yet (after a restart or a {@code SCRIPT FLUSH}), so that a steady state sends only the SHA.
+ * Public for the stores built on one node's scripts, such as a Redlock node; compile each script
+ * once, into a constant.
  */
-final class LuaScript {
+public final class LuaScript {
 
 	private static final boolean lettucePresent = ClassUtils.isPresent("io.lettuce.core.RedisFuture",
 			LuaScript.class.getClassLoader());
@@ -27,18 +29,32 @@ final class LuaScript {
 
 	private final ReturnType returnType;
 
-	LuaScript(String name, String body, ReturnType returnType) {
+	/**
+	 * Compile a script.
+	 * @param name the script's name, for messages
+	 * @param body the Lua
+	 * @param returnType how its reply is read
+	 */
+	public LuaScript(String name, String body, ReturnType returnType) {
 		this.name = name;
 		this.body = body.getBytes(StandardCharsets.UTF_8);
 		this.sha1 = sha1(this.body);
 		this.returnType = returnType;
 	}
 
-	String name() {
+	/**
+	 * Return the script's name.
+	 * @return the name
+	 */
+	public String name() {
 		return this.name;
 	}
 
-	String sha1() {
+	/**
+	 * Return the SHA1 the server knows the script by.
+	 * @return the SHA1 in hex
+	 */
+	public String sha1() {
 		return this.sha1;
 	}
 
@@ -49,9 +65,10 @@ final class LuaScript {
 	 * @param connection the connection
 	 * @param numKeys how many of {@code keysAndArgs} are keys
 	 * @param keysAndArgs the keys, then the arguments
+	 * @param <T> the reply's type
 	 * @return the reply
 	 */
-	<T> CompletableFuture<T> run(RedisConnection connection, int numKeys, byte[]... keysAndArgs) {
+	public <T> CompletableFuture<T> run(RedisConnection connection, int numKeys, byte[]... keysAndArgs) {
 		if (lettucePresent && LettuceAsyncCall.supports(connection)) {
 			return LettuceAsyncCall.run(connection, this.sha1, this.body, this.returnType, numKeys, keysAndArgs);
 		}
@@ -81,8 +98,9 @@ final class LuaScript {
 
 	/**
 	 * Load the script on the server ahead of its first use.
+	 * @param connection the connection
 	 */
-	void load(RedisConnection connection) {
+	public void load(RedisConnection connection) {
 		connection.scriptingCommands().scriptLoad(this.body);
 	}
 

@@ -22,13 +22,18 @@ import io.distlock.core.LockKeyException;
  * released user key.</li>
  * </ul>
  */
-final class RedisLockKeys {
+public final class RedisLockKeys {
 
 	private final String prefix;
 
 	private final byte[] channel;
 
-	RedisLockKeys(String prefix) {
+	/**
+	 * Create the keys of a prefix.
+	 * @param prefix the prefix of every key
+	 * @throws LockConfigurationException if the prefix is empty or holds '{' or '}'
+	 */
+	public RedisLockKeys(String prefix) {
 		if (prefix == null || prefix.isEmpty()) {
 			throw new LockConfigurationException("keyPrefix must not be empty");
 		}
@@ -40,11 +45,21 @@ final class RedisLockKeys {
 		this.channel = bytes(prefix + "released");
 	}
 
-	String prefix() {
+	/**
+	 * Return the prefix of every key.
+	 * @return the prefix
+	 */
+	public String prefix() {
 		return this.prefix;
 	}
 
-	String lockKey(String key) {
+	/**
+	 * Return the name of the key that holds a user key's lock.
+	 * @param key the user key
+	 * @return the lock key
+	 * @throws LockKeyException if the key would empty the hash tag
+	 */
+	public String lockKey(String key) {
 		if (key.charAt(0) == '}') {
 			throw new LockKeyException("Lock key must not start with '}' (it would empty the Redis hash tag) but was '"
 					+ key + "'");
@@ -52,15 +67,30 @@ final class RedisLockKeys {
 		return this.prefix + "{" + key + "}";
 	}
 
-	byte[] lock(String key) {
+	/**
+	 * Return the key that holds the lock of a user key, as UTF-8.
+	 * @param key the user key
+	 * @return the key
+	 */
+	public byte[] lock(String key) {
 		return bytes(lockKey(key));
 	}
 
-	byte[] fence(String key) {
+	/**
+	 * Return the key that holds the last fencing token of a user key, as UTF-8.
+	 * @param key the user key
+	 * @return the key
+	 */
+	public byte[] fence(String key) {
 		return bytes(lockKey(key) + ":fence");
 	}
 
-	byte[] waiting(String key) {
+	/**
+	 * Return the key that holds the mark that someone waits for the lock of a user key, as UTF-8.
+	 * @param key the user key
+	 * @return the key
+	 */
+	public byte[] waiting(String key) {
 		return bytes(lockKey(key) + ":waiting");
 	}
 

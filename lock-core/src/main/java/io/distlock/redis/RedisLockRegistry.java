@@ -55,12 +55,14 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 	}
 
 	private RedisLockRegistry(Builder builder) {
-		this(builder, new RedisLockKeys(builder.keyPrefix()));
+		// The settings are checked before the store is created, so that an invalid option leaves
+		// nothing behind.
+		this(builder, builder.settings(), new RedisLockKeys(builder.keyPrefix()));
 	}
 
-	private RedisLockRegistry(Builder builder, RedisLockKeys keys) {
+	private RedisLockRegistry(Builder builder, RegistrySettings settings, RedisLockKeys keys) {
 		super(new RedisLockStore(builder.connectionFactory, keys, builder.fenceRetentionTime(), builder.replicas,
-				builder.replicaTimeout, builder.publishesReleases()), builder.settings());
+				builder.replicaTimeout, builder.publishesReleases()), settings);
 		this.keyPrefix = keys.prefix();
 		this.lossEvents = builder.keyspaceEvents ? new KeyspaceLossEvents(builder.connectionFactory, keys) : null;
 		if (this.lossEvents != null) {
@@ -130,10 +132,12 @@ public class RedisLockRegistry extends AbstractLockRegistry {
 		 */
 		public Builder replicaAcknowledgement(int replicas, Duration timeout) {
 			if (replicas < 0) {
-				throw new LockConfigurationException("replicas must not be negative but was '" + replicas + "'");
+				throw new InvalidRegistryOptionException("replicas", replicas,
+						"replicas must not be negative but was '" + replicas + "'");
 			}
 			if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-				throw new LockConfigurationException("replica timeout must be positive but was '" + timeout + "'");
+				throw new InvalidRegistryOptionException("replicaTimeout", timeout,
+						"replica timeout must be positive but was '" + timeout + "'");
 			}
 			this.replicas = replicas;
 			this.replicaTimeout = timeout;

@@ -1,7 +1,10 @@
 package io.distlock.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -9,6 +12,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockReplicationException;
@@ -19,11 +23,18 @@ import io.distlock.core.LockReplicationException;
  * {@code WAIT} blocks its connection and counts that connection's writes, so it must neither
  * stall the shared connection nor count other clients' writes. Needs the Lettuce driver.
  */
-final class ReplicaAcknowledgement {
+final class ReplicaAcknowledgement implements AutoCloseable {
 
 	private final int replicas;
 
 	private final Duration timeout;
+
+	/**
+	 * Runs the acquisitions that wait for replicas: Spring Data runs a pipeline synchronously.
+	 * Its threads end when idle.
+	 */
+	private final ThreadPoolExecutor waits = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
+			new LinkedBlockingQueue<>(), DriverThreads.storeThreads("distlock-replica-wait"));
 
 	ReplicaAcknowledgement(int replicas, Duration timeout) {
 		this.replicas = replicas;
@@ -35,11 +46,26 @@ final class ReplicaAcknowledgement {
 	}
 
 	/**
+	 * Run an acquire script on a dedicated connection, on a thread of this acknowledgement's own,
+	 * and wait there for its grant to reach the replicas.
+	 * @return the script's answer: a token if granted, see {@link LockTokens}; exceptionally
+	 * {@link LockReplicationException} if fewer replicas than required acknowledged a grant
+	 */
+	CompletableFuture<Long> acquire(RedisConnectionFactory connectionFactory, LuaScript script, int numKeys,
+			byte[][] keysAndArgs, String key) {
+		return CompletableFuture.supplyAsync(() -> {
+			try (RedisConnection connection = connectionFactory.getConnection()) {
+				return acquire(connection, script, numKeys, keysAndArgs, key);
+			}
+		}, this.waits);
+	}
+
+	/**
 	 * Run an acquire script and wait for its grant to reach the replicas.
-	 * @return the script's answer: a token if granted, see {@link RedisLockScripts}
+	 * @return the script's answer: a token if granted, see {@link LockTokens}
 	 * @throws LockReplicationException if fewer replicas than required acknowledged a grant
 	 */
-	Long acquire(RedisConnection connection, LuaScript script, int numKeys, byte[][] keysAndArgs,
+	private Long acquire(RedisConnection connection, LuaScript script, int numKeys, byte[][] keysAndArgs,
 			String key) {
 		connection.openPipeline();
 		script.runInPipeline(connection, numKeys, keysAndArgs);
@@ -62,12 +88,17 @@ final class ReplicaAcknowledgement {
 		catch (ExecutionException | TimeoutException ex) {
 			throw new LockReplicationException("Replicas did not answer for lock for key '" + key + "': " + ex);
 		}
-		if (reply != null && RedisLockScripts.isToken(reply) && acknowledged < this.replicas) {
+		if (reply != null && LockTokens.isToken(reply) && acknowledged < this.replicas) {
 			throw new LockReplicationException("Lock for key '" + key + "' was acknowledged by " + acknowledged
 					+ " of " + this.replicas + " required replicas within " + this.timeout.toMillis()
 					+ "ms; a failover could lose it");
 		}
 		return reply;
+	}
+
+	@Override
+	public void close() {
+		this.waits.shutdown();
 	}
 
 }

@@ -20,7 +20,7 @@ import org.springframework.util.ClassUtils;
  * is down each call asks the factory, as every call does on any other factory (a pooled or Jedis
  * one), where each call takes its own connection and closes it once answered.
  */
-final class StoreConnections implements AutoCloseable {
+public final class StoreConnections implements AutoCloseable {
 
 	private static final boolean lettucePresent = ClassUtils.isPresent("io.lettuce.core.RedisFuture",
 			StoreConnections.class.getClassLoader());
@@ -33,7 +33,11 @@ final class StoreConnections implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	StoreConnections(RedisConnectionFactory connectionFactory) {
+	/**
+	 * Create the connections of a store on a connection factory.
+	 * @param connectionFactory the factory
+	 */
+	public StoreConnections(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 		this.shared = lettucePresent && connectionFactory instanceof LettuceConnectionFactory lettuce
 				&& lettuce.getShareNativeConnection();
@@ -43,8 +47,11 @@ final class StoreConnections implements AutoCloseable {
 	 * Send requests on a connection and return their answer. A connection of its own is closed
 	 * once the requests are answered (with a pooled one it goes back to the pool only when no
 	 * request on it is still in flight); the kept one stays open.
+	 * @param <T> the answer's type
+	 * @param requests sends the requests on the connection it is given, without blocking
+	 * @return the answer
 	 */
-	<T> CompletableFuture<T> call(Function<RedisConnection, CompletableFuture<T>> requests) {
+	public <T> CompletableFuture<T> call(Function<RedisConnection, CompletableFuture<T>> requests) {
 		RedisConnection keptNow = this.kept;
 		if (keptNow != null && LettuceAsyncCall.isOpen(keptNow)) {
 			return send(requests, keptNow);

@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-import io.distlock.redis.RedisLockStore;
 
 /**
  * Sends one operation to every node at once and decides on the answers as they arrive, without
@@ -20,13 +19,13 @@ import io.distlock.redis.RedisLockStore;
  */
 final class QuorumCall {
 
-	private final List<RedisLockStore> nodes;
+	private final List<RedlockNode> nodes;
 
 	private final int quorum;
 
 	private final Duration perNodeTimeout;
 
-	QuorumCall(List<RedisLockStore> nodes, Duration perNodeTimeout) {
+	QuorumCall(List<RedlockNode> nodes, Duration perNodeTimeout) {
 		this.nodes = nodes;
 		this.quorum = nodes.size() / 2 + 1;
 		this.perNodeTimeout = perNodeTimeout;
@@ -47,7 +46,7 @@ final class QuorumCall {
 	 * @param until when the answers decide
 	 * @return the call, whose {@link Call#decided()} completes with the outcomes once decided
 	 */
-	<T> Call<T> start(Function<RedisLockStore, CompletableFuture<T>> operation, Predicate<T> success, Until until) {
+	<T> Call<T> start(Function<RedlockNode, CompletableFuture<T>> operation, Predicate<T> success, Until until) {
 		Call<T> call = new Call<>(this.nodes.size(), this.quorum, success, until);
 		// The timer is armed before any node is asked, so that every node gets the same time. It
 		// is never cancelled (time up on a decided call changes nothing): cancelling it when the
@@ -70,6 +69,36 @@ final class QuorumCall {
 		}
 		call.allSent();
 		return call;
+	}
+
+	/**
+	 * Return how many nodes answered {@code true} in time.
+	 * @param outcomes the outcomes of a call
+	 * @return the count
+	 */
+	static int succeeded(List<Outcome<Boolean>> outcomes) {
+		int count = 0;
+		for (Outcome<Boolean> outcome : outcomes) {
+			if (outcome.ok() && outcome.result()) {
+				count++;
+			}
+		}
+		return count;
+	}
+
+	/**
+	 * Return how many nodes did not answer in time or failed: what they hold is unknown.
+	 * @param outcomes the outcomes of a call
+	 * @return the count
+	 */
+	static int unknown(List<? extends Outcome<?>> outcomes) {
+		int unknown = 0;
+		for (Outcome<?> outcome : outcomes) {
+			if (!outcome.ok()) {
+				unknown++;
+			}
+		}
+		return unknown;
 	}
 
 	/**

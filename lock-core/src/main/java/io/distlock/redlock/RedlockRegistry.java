@@ -1,25 +1,12 @@
 package io.distlock.redlock;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisPassword;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
@@ -28,8 +15,8 @@ import io.distlock.core.LockFeature;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.AbstractRedisRegistryBuilder;
+import io.distlock.redis.InvalidRegistryOptionException;
 import io.distlock.redis.RedisLockRegistry;
-import io.distlock.redis.RedisLockStore;
 
 /**
  * A {@link io.distlock.core.LockRegistry} over N independent Redis nodes (Redlock): a lock is
@@ -52,28 +39,11 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	/** The default drift factor: 1% of the lease, as Redlock prescribes. */
 	public static final double DEFAULT_DRIFT_FACTOR = RegistrySettings.DEFAULT_DRIFT_FACTOR;
 
-	private final int nodes;
+	private final RedlockNodeFactories nodeFactories;
 
-	private final List<RedisConnectionFactory> nodeConnectionFactories;
-
-	private final List<LettuceConnectionFactory> ownedFactories;
-
-	private final RedlockStore store;
-
-	/** How long a node sits out after its server started, or {@code null} for no delay. */
-	private final Duration restartDelay;
-
-	private RedlockRegistry(Builder builder) {
-		this(builder, new RedlockStore(builder.stores(), builder.perNodeTimeout));
-	}
-
-	private RedlockRegistry(Builder builder, RedlockStore store) {
-		super(store, builder.settings());
-		this.store = store;
-		this.nodes = builder.nodes.size();
-		this.nodeConnectionFactories = List.copyOf(builder.nodes);
-		this.ownedFactories = List.copyOf(builder.ownedFactories);
-		this.restartDelay = builder.restartDelay;
+	private RedlockRegistry(RegistrySettings settings, RedlockStore store, RedlockNodeFactories nodeFactories) {
+		super(store, settings);
+		this.nodeFactories = nodeFactories;
 	}
 
 	/**
@@ -113,7 +83,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	 * @return the number of nodes
 	 */
 	public int getNodeCount() {
-		return this.nodes;
+		return this.nodeFactories.all().size();
 	}
 
 	/**
@@ -122,7 +92,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	 * @return the connection factories
 	 */
 	public List<RedisConnectionFactory> getNodeConnectionFactories() {
-		return this.nodeConnectionFactories;
+		return List.copyOf(this.nodeFactories.all());
 	}
 
 	/**
@@ -130,7 +100,7 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	 * @return the quorum
 	 */
 	public int getQuorum() {
-		return this.nodes / 2 + 1;
+		return getNodeCount() / 2 + 1;
 	}
 
 	/**
@@ -161,78 +131,10 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		throw new LockConfigurationException("RedlockRegistry does not offer read/write locks; use RedisLockRegistry");
 	}
 
-	/**
-	 * Connect to every node and load the scripts now: a first connection and a first script load
-	 * can take longer than a short per-node timeout, and the first acquisition should not pay.
-	 * Then check what can be known of the nodes at startup: two nodes that share a replication id
-	 * (one server reached by two addresses, or a master and its replica) fail the build, as a
-	 * quorum of them is no quorum; one node or an even number of nodes is warned about.
-	 * @param nodeNames the nodes' addresses, or positions, in the order of the nodes
-	 */
-	private void startUp(List<String> nodeNames) {
-		Log logger = LogFactory.getLog(RedlockRegistry.class);
-		if (this.nodes == 1) {
-			logger.warn("Redlock over 1 node tolerates no failed node and costs more than a RedisLockRegistry "
-					+ "on that node; use 3 or 5 independent nodes");
-		}
-		else if (this.nodes % 2 == 0) {
-			logger.warn("Redlock over " + this.nodes + " nodes needs " + getQuorum() + " of them to agree, so it "
-					+ "tolerates " + (this.nodes - getQuorum()) + " failed node(s), as many as " + (this.nodes - 1)
-					+ " node(s) would; use an odd number of nodes");
-		}
-		RedlockStore.WarmUp warmUp = this.store.warmUp();
-		if (warmUp.answered() < this.nodes) {
-			// Best effort: nodes that are down now are retried by every acquisition.
-			logger.warn("Only " + warmUp.answered() + " of " + this.nodes + " Redlock nodes answered at startup");
-		}
-		if (this.restartDelay != null) {
-			checkUptimes(warmUp, nodeNames, logger);
-		}
-		Map<String, Integer> firstWithId = new HashMap<>();
-		for (int i = 0; i < warmUp.replicationIds().size(); i++) {
-			Optional<String> id = warmUp.replicationIds().get(i);
-			Integer first = id.isPresent() ? firstWithId.putIfAbsent(id.get(), i) : null;
-			if (first != null) {
-				throw new LockConfigurationException("Redlock nodes '" + nodeNames.get(first) + "' and '"
-						+ nodeNames.get(i) + "' are not independent: both report the replication id " + id.get()
-						+ ", so they are one server reached by two addresses, or a master and its replica. "
-						+ "A quorum needs independent Redis servers; list each server once and no replica");
-			}
-		}
-	}
-
-	/**
-	 * With a restart delay, refuse nodes that answered but do not tell their uptime: their
-	 * acquire script reads it with {@code INFO}, so every acquisition on them would fail. Log the
-	 * nodes that still sit the delay out.
-	 */
-	private void checkUptimes(RedlockStore.WarmUp warmUp, List<String> nodeNames, Log logger) {
-		List<String> silent = new ArrayList<>();
-		for (int i = 0; i < warmUp.uptimes().size(); i++) {
-			Optional<Duration> uptime = warmUp.uptimes().get(i);
-			if (warmUp.warm().get(i) && uptime.isEmpty()) {
-				silent.add(nodeNames.get(i));
-			}
-			Duration left = uptime.map((up) -> RedisLockStore.restartDelayLeft(up, this.restartDelay))
-				.orElse(Duration.ZERO);
-			if (left.compareTo(Duration.ZERO) > 0) {
-				logger.warn("Redlock node '" + nodeNames.get(i) + "' started " + uptime.get().toSeconds()
-						+ "s ago: with a restart delay of " + this.restartDelay + " it counts towards no quorum for "
-						+ "about " + left.toSeconds() + "s more");
-			}
-		}
-		if (!silent.isEmpty()) {
-			throw new LockConfigurationException("Redlock nodes " + silent + " do not tell their uptime (INFO server "
-					+ "is refused or renamed), which a restart delay needs: their acquire script reads it, so every "
-					+ "acquisition on them would fail. Allow INFO for distlock's Redis user (ACL +info) or remove the "
-					+ "restart delay (distlock.redlock.restart-delay)");
-		}
-	}
-
 	@Override
 	public void close() {
 		super.close();
-		this.ownedFactories.forEach(LettuceConnectionFactory::destroy);
+		this.nodeFactories.destroyOwned();
 	}
 
 	/**
@@ -240,14 +142,11 @@ public class RedlockRegistry extends AbstractLockRegistry {
 	 */
 	public static final class Builder extends AbstractRedisRegistryBuilder<Builder> {
 
-		/** The shortest driver timeout of the connections a builder creates from URIs. */
-		private static final Duration MIN_DRIVER_TIMEOUT = Duration.ofSeconds(2);
-
 		private final List<RedisConnectionFactory> nodes;
 
 		private final List<String> uris;
 
-		private final List<LettuceConnectionFactory> ownedFactories = new ArrayList<>();
+		private RedlockNodeFactories nodeFactories;
 
 		private Duration perNodeTimeout = DEFAULT_PER_NODE_TIMEOUT;
 
@@ -325,145 +224,65 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		 */
 		public RedlockRegistry build() {
 			RedlockRegistry registry;
+			List<RedlockNode> nodes;
 			try {
-				// Inside the try: validation creates the connection factories of the URIs first,
-				// and a later invalid option must not leave them running.
-				validate();
-				registry = new RedlockRegistry(this);
+				RegistrySettings settings = validate();
+				nodes = nodes();
+				registry = new RedlockRegistry(settings, new RedlockStore(nodes, this.perNodeTimeout),
+						this.nodeFactories);
 			}
 			catch (RuntimeException ex) {
-				this.ownedFactories.forEach(LettuceConnectionFactory::destroy);
-				throw ex;
-			}
-			try {
-				registry.startUp(nodeNames());
-			}
-			catch (RuntimeException ex) {
-				// Closing the registry destroys the connection factories it created.
-				try {
-					registry.close();
-				}
-				catch (RuntimeException closing) {
-					ex.addSuppressed(closing);
+				// Validation creates the connection factories of the URIs before it checks the
+				// nodes: an invalid node must not leave them running.
+				if (this.nodeFactories != null) {
+					this.nodeFactories.destroyOwned();
 				}
 				throw ex;
 			}
+			new RedlockStartup(nodes, this.nodeFactories.names()).start(this.restartDelay, registry);
 			return registry;
 		}
 
-		private void validate() {
+		/**
+		 * Check every option, each rule once: the Redlock timing here, the shared options in
+		 * {@link #settings(double, Duration)}, the nodes when they are listed.
+		 */
+		private RegistrySettings validate() {
 			if (this.perNodeTimeout == null || this.perNodeTimeout.isNegative() || this.perNodeTimeout.isZero()) {
-				throw new LockConfigurationException(
+				throw new InvalidRegistryOptionException("perNodeTimeout", this.perNodeTimeout,
 						"perNodeTimeout must be positive but was '" + this.perNodeTimeout + "'");
 			}
 			if (!(this.driftFactor > 0 && this.driftFactor <= 0.1)) {
-				throw new LockConfigurationException("driftFactor must be in (0, 0.1] but was '" + this.driftFactor + "'");
+				throw new InvalidRegistryOptionException("driftFactor", this.driftFactor,
+						"driftFactor must be in (0, 0.1] but was '" + this.driftFactor + "'");
 			}
-			Duration needed = this.perNodeTimeout.plus(RegistrySettings.driftMargin(leaseTime(), this.driftFactor))
+			Duration lease = (leaseTime() != null) ? leaseTime() : Duration.ZERO;
+			Duration needed = this.perNodeTimeout.plus(RegistrySettings.driftMargin(lease, this.driftFactor))
 				.plus(this.minValidity);
 			if (leaseTime() == null || leaseTime().compareTo(needed) <= 0) {
-				throw new LockConfigurationException("leaseTime '" + leaseTime() + "' must be longer than "
-						+ "perNodeTimeout + drift + minValidity ('" + needed + "'), or no grant could ever be valid");
+				throw new InvalidRegistryOptionException("leaseTime", leaseTime(), "leaseTime '" + leaseTime()
+						+ "' must be longer than perNodeTimeout + drift + minValidity ('" + needed
+						+ "'), or no grant could ever be valid");
 			}
 			if (this.restartDelay != null && this.restartDelay.compareTo(leaseTime()) < 0) {
-				throw new LockConfigurationException("restartDelay '" + this.restartDelay + "' must be at least the "
-						+ "leaseTime '" + leaseTime() + "': a node that lost a lock could vote again while it is held");
+				throw new InvalidRegistryOptionException("restartDelay", this.restartDelay, "restartDelay '"
+						+ this.restartDelay + "' must be at least the leaseTime '" + leaseTime()
+						+ "': a node that lost a lock could vote again while it is held");
 			}
-			if (!this.uris.isEmpty()) {
-				createFactories();
-			}
-			if (this.nodes.isEmpty()) {
-				throw new LockConfigurationException("Redlock needs at least one node");
-			}
-			Set<String> seen = new HashSet<>();
-			for (RedisConnectionFactory node : this.nodes) {
-				String address = address(node);
-				if (address != null && !seen.add(address)) {
-					throw new LockConfigurationException("Redlock node '" + address + "' is listed twice; "
-							+ "the nodes must be independent");
-				}
-			}
+			RegistrySettings settings = settings(this.driftFactor, this.minValidity);
+			this.nodeFactories = new RedlockNodeFactories(this.nodes);
+			this.nodeFactories.addUris(this.uris, this.perNodeTimeout);
+			this.nodeFactories.requireIndependent();
+			return settings;
 		}
 
-		private void createFactories() {
-			Set<String> seen = new HashSet<>();
-			for (String uri : this.uris) {
-				RedisStandaloneConfiguration configuration = nodeConfiguration(uri);
-				String address = configuration.getHostName() + ":" + configuration.getPort();
-				if (!seen.add(address)) {
-					throw new LockConfigurationException(
-							"Redlock node '" + address + "' is listed twice; the nodes must be independent");
-				}
-				// The quorum call waits for each node at most the per-node timeout. The driver's
-				// own timeout also bounds the connection handshake, which on a cold client takes
-				// longer than a short per-node timeout: it is kept longer, and the registry's
-				// warm-up connects every node in parallel when it is built.
-				Duration driverTimeout = (this.perNodeTimeout.compareTo(MIN_DRIVER_TIMEOUT) < 0) ? MIN_DRIVER_TIMEOUT
-						: this.perNodeTimeout;
-				LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-						LettuceClientConfiguration.builder().commandTimeout(driverTimeout).build());
-				factory.afterPropertiesSet();
-				factory.start();
-				this.ownedFactories.add(factory);
-				this.nodes.add(factory);
-			}
-		}
-
-		/**
-		 * Read {@code redis://[[user]:password@]host[:port][/database]}.
-		 */
-		private static RedisStandaloneConfiguration nodeConfiguration(String uri) {
-			URI parsed;
-			try {
-				parsed = new URI(uri.trim());
-			}
-			catch (URISyntaxException ex) {
-				throw new LockConfigurationException("Redlock node '" + uri + "' is not a Redis URI", ex);
-			}
-			if (!"redis".equals(parsed.getScheme()) || parsed.getHost() == null) {
-				throw new LockConfigurationException(
-						"Redlock node '" + uri + "' is not a redis://host:port URI");
-			}
-			RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(parsed.getHost(),
-					(parsed.getPort() > 0) ? parsed.getPort() : 6379);
-			String path = parsed.getPath();
-			if (path != null && path.length() > 1) {
-				configuration.setDatabase(Integer.parseInt(path.substring(1)));
-			}
-			String userInfo = parsed.getUserInfo();
-			if (userInfo != null) {
-				int colon = userInfo.indexOf(':');
-				if (colon > 0) {
-					configuration.setUsername(userInfo.substring(0, colon));
-				}
-				configuration.setPassword(RedisPassword.of(userInfo.substring(colon + 1)));
-			}
-			return configuration;
-		}
-
-		private static String address(RedisConnectionFactory node) {
-			if (node instanceof LettuceConnectionFactory lettuce && lettuce.getClusterConfiguration() == null) {
-				return lettuce.getHostName() + ":" + lettuce.getPort();
-			}
-			return null;
-		}
-
-		private List<String> nodeNames() {
-			List<String> names = new ArrayList<>();
-			for (int i = 0; i < this.nodes.size(); i++) {
-				String address = address(this.nodes.get(i));
-				names.add((address != null) ? address : "node " + (i + 1));
-			}
-			return names;
-		}
-
-		private List<RedisLockStore> stores() {
-			List<RedisLockStore> stores = new ArrayList<>();
-			for (RedisConnectionFactory node : this.nodes) {
-				stores.add(RedisLockStore.forNode(node, keyPrefix(), fenceRetentionTime(), publishesReleases(),
+		private List<RedlockNode> nodes() {
+			List<RedlockNode> nodes = new ArrayList<>();
+			for (RedisConnectionFactory node : this.nodeFactories.all()) {
+				nodes.add(new RedlockNode(node, keyPrefix(), fenceRetentionTime(), publishesReleases(),
 						this.restartDelay));
 			}
-			return stores;
+			return nodes;
 		}
 
 		/**
@@ -474,10 +293,6 @@ public class RedlockRegistry extends AbstractLockRegistry {
 		protected Duration grantableMaxLeaseTime() {
 			Duration max = super.grantableMaxLeaseTime();
 			return (this.restartDelay != null && this.restartDelay.compareTo(max) < 0) ? this.restartDelay : max;
-		}
-
-		private RegistrySettings settings() {
-			return settings(this.driftFactor, this.minValidity);
 		}
 
 	}

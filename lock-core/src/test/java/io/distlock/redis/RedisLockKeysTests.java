@@ -42,7 +42,7 @@ class RedisLockKeysTests {
 
 	@Test
 	void scriptsHaveStableShas() {
-		assertThat(RedisLockScripts.ACQUIRE.sha1()).hasSize(40).isNotEqualTo(RedisLockScripts.RELEASE.sha1());
+		assertThat(ExclusiveScripts.ACQUIRE.sha1()).hasSize(40).isNotEqualTo(ExclusiveScripts.RELEASE.sha1());
 	}
 
 }

@@ -16,8 +16,6 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
-import io.distlock.redis.RedisLockStore;
-import io.distlock.store.LockMode;
 import io.distlock.store.LockStore;
 import io.distlock.test.redis.RedisNodesExtension;
 import io.distlock.test.redis.RedisServer;
@@ -181,11 +179,11 @@ class RedlockRestartDelayIntegrationTests {
 	 * it answers taken, for no longer than the delay.
 	 */
 	private static void assertSittingOut(RedisServer node, String key) {
-		RedisLockStore store = RedisLockStore.forNode(node.connectionFactory(), "distlock:", Duration.ofMinutes(10), true,
+		RedlockNode store = new RedlockNode(node.connectionFactory(), "distlock:", Duration.ofMinutes(10), true,
 				RESTART_DELAY);
 		try {
 			assertThat(node.template().hasKey("distlock:{" + key + "}")).isFalse();
-			LockStore.Acquisition answer = store.tryAcquire(LockMode.EXCLUSIVE, key, "probe", LEASE, Duration.ZERO).join();
+			LockStore.Acquisition answer = store.tryAcquire(key, "probe", LEASE, Duration.ZERO).join();
 			assertThat(answer.acquired()).isFalse();
 			assertThat(answer.holderTtlMillis()).isBetween(1L, RESTART_DELAY.plusSeconds(1).toMillis());
 		}
@@ -197,7 +195,7 @@ class RedlockRestartDelayIntegrationTests {
 	private static void awaitNodesOlderThanTheDelay() {
 		await().atMost(RESTART_DELAY.multipliedBy(3))
 			.until(() -> redlock.servers().stream()
-				.allMatch((node) -> RedisLockStore.restartDelayLeft(uptime(node), RESTART_DELAY).compareTo(Duration.ZERO) <= 0));
+				.allMatch((node) -> RedlockNode.restartDelayLeft(uptime(node), RESTART_DELAY).compareTo(Duration.ZERO) <= 0));
 	}
 
 	private static Duration uptime(RedisServer node) {

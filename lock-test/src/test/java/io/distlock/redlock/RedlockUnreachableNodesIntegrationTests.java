@@ -79,7 +79,7 @@ class RedlockUnreachableNodesIntegrationTests {
 			.isThrownBy(() -> registry.acquire(key, Duration.ofSeconds(5)))
 			.withMessageStartingWith("Could not acquire lock for key '" + key + "': the lock store failed")
 			.havingCause()
-			.isInstanceOf(RedlockStore.RedlockUnavailableException.class)
+			.isInstanceOf(RedlockUnavailableException.class)
 			.withMessageStartingWith("No Redlock node answered for key '" + key + "'");
 		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("failed at once, not at the wait time")
 			.isLessThan(2_000);
@@ -97,7 +97,7 @@ class RedlockUnreachableNodesIntegrationTests {
 			.isThrownBy(() -> registry.acquire(key, Duration.ofSeconds(90)))
 			.withMessageStartingWith("Could not acquire lock for key '" + key + "': the lock store failed")
 			.havingCause()
-			.isInstanceOf(RedlockStore.RedlockUnavailableException.class)
+			.isInstanceOf(RedlockUnavailableException.class)
 			.withMessageStartingWith("2 of 3 Redlock nodes failed for key '" + key + "', too many for a quorum of 2:")
 			.withMessageContaining(" node 1: ")
 			.withMessageContaining(" node 3: ");
