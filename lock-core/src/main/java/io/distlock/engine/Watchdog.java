@@ -28,7 +28,7 @@ import io.distlock.store.LockStore;
  * Two threads: the timer checks every grant's validity deadline at the moment it falls due
  * (armed when the grant first comes due for renewal, long before its deadline) and ticks the
  * renewals; the renewal I/O runs on a second thread, so that a store that hangs never delays a
- * deadline. Renewals are batched ({@link RenewalBatches}): each tick renews, in one store call,
+ * deadline. Renewals are batched ({@link WatchdogRenewals}): each tick renews, in one store call,
  * every renewable grant whose renewal falls due before the next tick, so a grant is renewed at
  * most one tick early and never late.
  */
@@ -42,7 +42,7 @@ final class Watchdog implements AutoCloseable {
 
 	private final long tickNanos;
 
-	private final RenewalBatches renewals;
+	private final WatchdogRenewals renewals;
 
 	private final LossHandler lossHandler;
 
@@ -64,7 +64,7 @@ final class Watchdog implements AutoCloseable {
 	Watchdog(LockStore store, RegistrySettings settings, LockListener listener, LossHandler lossHandler) {
 		this.settings = settings;
 		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), settings.renewalInterval().toNanos() / 4);
-		this.renewals = new RenewalBatches(store, settings, listener);
+		this.renewals = new WatchdogRenewals(store, settings, listener);
 		this.lossHandler = lossHandler;
 		int id = registryCount.incrementAndGet();
 		this.timer = new ScheduledThreadPoolExecutor(1, Continuations.engineThreads("distlock-watchdog-" + id));

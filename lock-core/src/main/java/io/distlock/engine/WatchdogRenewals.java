@@ -19,9 +19,9 @@ import io.distlock.store.UndecidedRenewalException;
  * listener is told; a grant the store did not decide on stays due and is retried on the next
  * tick until its deadline; a grant the store refused is handed back to the watchdog as lost.
  */
-final class RenewalBatches {
+final class WatchdogRenewals {
 
-	private static final Log logger = LogFactory.getLog(RenewalBatches.class);
+	private static final Log logger = LogFactory.getLog(WatchdogRenewals.class);
 
 	/** Bounds the work of one renewal script so that it never blocks the store for long. */
 	static final int MAX_BATCH_SIZE = 500;
@@ -38,7 +38,7 @@ final class RenewalBatches {
 
 	private final LockListener listener;
 
-	RenewalBatches(LockStore store, RegistrySettings settings, LockListener listener) {
+	WatchdogRenewals(LockStore store, RegistrySettings settings, LockListener listener) {
 		this.store = store;
 		this.leaseTime = settings.leaseTime();
 		this.leaseNanos = settings.leaseTime().toNanos();
