@@ -22,7 +22,7 @@ class DistlockBlockHoundIntegrationTests {
 
 	/** The gate's methods that do not take its lock (those that leave it call pickNext). */
 	private static final List<String> NOT_LOCKING = List.of("gateKey", "key", "mode", "leave", "leaveYielding",
-			"pickForHandOff", "occupy", "grant", "vacate");
+			"pickForHandOff", "occupy", "occupant", "vacate");
 
 	@Test
 	void everyMethodOfTheGateIsSortedAndEveryAllowedOneExists() throws Exception {
