@@ -1,24 +1,33 @@
 package io.distlock.engine;
 
+import java.time.Clock;
+import java.time.Instant;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import com.tngtech.archunit.library.dependencies.SliceRule;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 import org.junit.jupiter.api.Test;
 
+import io.distlock.engine.clock.WallClockReader;
 import io.distlock.engine.cycle.Answer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The engine's classes refer to each other one way: no class reaches, through the types it
- * uses, a class that uses it, so that each can be read, and changed, knowing only what lies
- * below it. A class and its nested classes count as one.
+ * Rules on the engine's structure that a review would otherwise have to catch. Its classes refer
+ * to each other one way: no class reaches, through the types it uses, a class that uses it, so
+ * that each can be read, and changed, knowing only what lies below it (a class and its nested
+ * classes count as one). And no deadline depends on the wall clock.
  */
 class EngineStructureTests {
 
@@ -39,6 +48,50 @@ class EngineStructureTests {
 			.isThrownBy(() -> noCyclesAmongClassesOf(fixture).check(cyclic))
 			.withMessageContaining("Answer")
 			.withMessageContaining("Question");
+	}
+
+	@Test
+	void onlyTheDisplayFieldsReadTheWallClock() {
+		JavaClasses engine = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+			.importPackages(EngineStructureTests.class.getPackageName());
+		noWallClockReadsIn(EngineStructureTests.class.getPackageName()).check(engine);
+	}
+
+	@Test
+	void wallClockRuleFindsARead() {
+		// Negative control: a class of a test package that reads System.currentTimeMillis().
+		String fixture = WallClockReader.class.getPackageName();
+		JavaClasses reader = new ClassFileImporter().importPackages(fixture);
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> noWallClockReadsIn(fixture).check(reader))
+			.withMessageContaining("currentTimeMillis");
+	}
+
+	/**
+	 * Deadlines, waits and renewals run on {@link System#nanoTime()}, so that a wall-clock step on
+	 * the host changes none of them: the only wall-clock reads allowed are the two display fields,
+	 * a grant's {@code acquiredAt} (the {@code since} of {@code /actuator/locks}) and the loss
+	 * counter's last loss.
+	 */
+	private static ArchRule noWallClockReadsIn(String packageName) {
+		DescribedPredicate<JavaCall<?>> wallClock = new DescribedPredicate<>(
+				"read the wall clock outside Grant's constructor and LossCounter") {
+
+			@Override
+			public boolean test(JavaCall<?> call) {
+				String owner = call.getTargetOwner().getName();
+				String name = call.getName();
+				boolean read = (owner.equals(System.class.getName()) && name.equals("currentTimeMillis"))
+						|| (owner.equals(Instant.class.getName()) && name.equals("now"))
+						|| call.getTargetOwner().isAssignableTo(Clock.class);
+				String origin = call.getOriginOwner().getSimpleName();
+				boolean display = (origin.equals("Grant") && call.getOrigin().isConstructor())
+						|| origin.equals("LossCounter");
+				return read && !display;
+			}
+
+		};
+		return ArchRuleDefinition.noClasses().that().resideInAPackage(packageName).should().callCodeUnitWhere(wallClock);
 	}
 
 	private static SliceRule noCyclesAmongClassesOf(String packageName) {
