@@ -290,8 +290,10 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 			return;
 		}
 		this.closed = true;
-		this.watchdog.close();
+		// First: a hold taken through a DistLock asks the acquirer, which finds the registry
+		// closed by this timer, not by the flag above.
 		this.waits.shutdown();
+		this.watchdog.close();
 		for (Gate gate : this.gates.all()) {
 			HeldGrant occupant = gate.occupant();
 			if (occupant != null) {
