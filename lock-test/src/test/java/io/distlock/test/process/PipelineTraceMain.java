@@ -77,7 +77,7 @@ public final class PipelineTraceMain {
 	 * so that it is not counted in the next phase.
 	 */
 	private static void settle() throws InterruptedException {
-		Thread.sleep(200);
+		Thread.sleep(500);
 	}
 
 	/**
