@@ -3,6 +3,7 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,14 +17,11 @@ import io.distlock.store.LockMode;
 
 /**
  * Thread ownership, in one place: which thread owns which grant of a registry, re-entry, the
- * {@link DistLock} view's {@code lock()}, {@code unlock()}, {@code isHeldByCurrentThread()} and
- * {@code lease()}, and the {@link LockContext} of the holds taken through it. A fresh grant is
- * asked of the {@link GrantAcquirer} and bound here before its listener hears of it; a release
- * unbinds it through {@link #unbind}.
- * <p>
- * Kept apart from the local gates on purpose: a grant that is lost leaves its gate at once, so
- * that other threads of this process can take the key again, but it stays bound to its thread
- * until that thread releases it and is told of the loss.
+ * {@link DistLock} view's methods and the {@link LockContext} of the holds taken through it. A
+ * fresh grant is asked of the {@link GrantAcquirer} and bound here before its listener hears of
+ * it; a release unbinds it through {@link #unbind}. Apart from the local gates on purpose: a lost
+ * grant leaves its gate at once, so that other threads can take the key again, but stays bound
+ * to its thread until that thread releases it and is told of the loss.
  */
 final class ThreadHolds {
 
@@ -105,8 +103,7 @@ final class ThreadHolds {
 	}
 
 	/**
-	 * Return the lease of the calling thread's innermost hold, or of its grant when it holds it
-	 * through a {@link LockLease} only.
+	 * Return the lease of the calling thread's innermost hold, or its grant's first.
 	 * @throws IllegalMonitorStateException if the thread holds nothing under the key
 	 */
 	LockLease currentLease(LockMode mode, String key) {
@@ -173,10 +170,6 @@ final class ThreadHolds {
 		}
 	}
 
-	int size() {
-		return this.holds.size();
-	}
-
 	private void bind(HeldLease first) {
 		HeldGrant held = first.held();
 		if (held.grant().mode() == LockMode.FAIR) {
@@ -220,11 +213,10 @@ final class ThreadHolds {
 	}
 
 	/**
-	 * Unbind from the calling thread's {@link LockContext} the leases of its holds of this lock
-	 * that another thread released: no thread can reach another's context, so they leave it
-	 * when their own thread unlocks. Left there, {@code LockContext.current()} would give later
-	 * code their stale token, and {@code LockedTransactionGuard} would roll back the thread's
-	 * later transactions as if a lock had been lost.
+	 * Unbind from the calling thread's {@link LockContext} its holds of this lock that another
+	 * thread released (no thread can reach another's context). Left there, they would give later
+	 * code a stale token, and {@code LockedTransactionGuard} would roll back the thread's later
+	 * transactions as if a lock had been lost.
 	 */
 	private static void unbindReleasedElsewhere(LockMode mode, String key) {
 		Thread current = Thread.currentThread();
@@ -255,15 +247,11 @@ final class ThreadHolds {
 		}
 		Bound own = find(KeyGates.gateKey(held, request.key(), current, 0), current);
 		if (own != null && own.grant().isActive()) {
-			throw new IllegalMonitorStateException("Cannot take the " + kind(request.mode()) + " lock for key '"
-					+ request.key() + "' while the current thread holds its " + kind(held)
-					+ " lock: both are one lock in the store, so it would wait for itself. Use the lock the thread"
-					+ " holds");
+			throw new IllegalMonitorStateException("Cannot take the " + request.mode().name().toLowerCase(Locale.ROOT)
+					+ " lock for key '" + request.key() + "' while the current thread holds its "
+					+ held.name().toLowerCase(Locale.ROOT)
+					+ " lock: both are one lock in the store, so it would wait for itself. Use the lock the thread holds");
 		}
-	}
-
-	private static String kind(LockMode mode) {
-		return (mode == LockMode.FAIR) ? "fair" : "exclusive";
 	}
 
 	/**
@@ -291,21 +279,12 @@ final class ThreadHolds {
 
 	/**
 	 * A grant bound to its thread: its first hold, and the holds that thread took through
-	 * {@code DistLock.lock()} (touched only by that thread).
+	 * {@code DistLock.lock()} (touched only by that thread; sized for the usual single hold).
 	 */
-	private static final class Bound {
-
-		private final HeldLease first;
-
-		/** Sized for the usual single hold; it grows on re-entry. */
-		private final Deque<HeldLease> lockHolds = new ArrayDeque<>(1);
+	private record Bound(HeldLease first, Deque<HeldLease> lockHolds) {
 
 		Bound(HeldLease first) {
-			this.first = first;
-		}
-
-		HeldLease first() {
-			return this.first;
+			this(first, new ArrayDeque<>(1));
 		}
 
 		HeldGrant held() {
@@ -314,10 +293,6 @@ final class ThreadHolds {
 
 		Grant grant() {
 			return this.first.grant();
-		}
-
-		Deque<HeldLease> lockHolds() {
-			return this.lockHolds;
 		}
 
 	}
