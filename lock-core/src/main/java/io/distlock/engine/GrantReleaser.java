@@ -22,8 +22,7 @@ import io.distlock.store.LockStore;
  * {@link ReleaseFate} says (handed to a waiting thread of this process within the
  * {@link LocalHandoff} limits, kept by a checkpoint, kept until {@code holdAtLeast}, or released
  * in the store), decided once per release in {@link #fate}; and says loudly when the grant turns
- * out to have been lost. A lease calls it directly; it calls the store and the local gate, and
- * nothing that called it.
+ * out to have been lost. A lease calls it directly.
  */
 final class GrantReleaser {
 
@@ -53,10 +52,13 @@ final class GrantReleaser {
 
 	private final RegistrySettings settings;
 
+	private final Checkpoints checkpoints;
+
 	GrantReleaser(LockStore store, RegistrySettings settings, LockListener listener, KeyGates gates,
 			Consumer<HeldGrant> unbind, Watchdog watchdog, LossSignal loss, LocalHandoff handoff, CallDeadlines deadlines) {
 		this.settings = settings;
 		this.deadlines = deadlines;
+		this.checkpoints = new Checkpoints(handoff, deadlines);
 		this.store = store;
 		this.unbind = unbind;
 		this.handoff = handoff;
@@ -120,7 +122,7 @@ final class GrantReleaser {
 		long sentNanos = System.nanoTime();
 		if (fate == ReleaseFate.CHECKPOINT) {
 			CheckpointDecision decision = new CheckpointDecision(gate);
-			return checkpoint(grant, decision, sentNanos).handleAsync((released, failure) -> {
+			return this.checkpoints.send(grant, decision, sentNanos).handleAsync((released, failure) -> {
 				if (decision.taker().picked()) {
 					// A waiter here took the kept grant: it is admitted once this release is over.
 					return handedOver(held, gate, now, decision.taker());
@@ -133,9 +135,7 @@ final class GrantReleaser {
 			.handleAsync((released, failure) -> released(held, gate, decided, sentNanos, released, failure), tail);
 	}
 
-	/**
-	 * Decide what becomes of a grant whose last hold is released: the one place that does.
-	 */
+	/** Decide what becomes of a grant whose last hold is released: the one place that does. */
 	private ReleaseFate fate(Grant grant, Gate gate, Duration holdAtLeast, long nowNanos) {
 		if (keepNanos(grant, holdAtLeast, nowNanos) >= MIN_KEEP_NANOS) {
 			return ReleaseFate.KEEP;
@@ -154,10 +154,9 @@ final class GrantReleaser {
 	}
 
 	/**
-	 * Send the store call the fate asks for: an extension for {@link ReleaseFate#KEEP}, a release
-	 * otherwise (a checkpoint is sent by {@link #checkpoint}, whose answer may hand the grant over).
-	 * @return its answer within {@link StoreCalls#RELEASE_TIMEOUT}: whether the grant was still
-	 * ours and whether another holder waits
+	 * Send the store call the fate asks for, other than a checkpoint ({@link Checkpoints}): an
+	 * extension for {@link ReleaseFate#KEEP}, a release otherwise; answered within
+	 * {@link StoreCalls#RELEASE_TIMEOUT}.
 	 */
 	private CompletableFuture<LockStore.Release> send(Grant grant, ReleaseFate fate, Duration holdAtLeast,
 			long sentNanos) {
@@ -176,53 +175,7 @@ final class GrantReleaser {
 		return within(() -> releaseInStore(grant));
 	}
 
-	/**
-	 * Keep the grant for this process if no other process waits, and hand it to the waiter of
-	 * this process with a new run of handoffs; otherwise release it. Its reply and the release's
-	 * bound meet in the {@link CheckpointDecision}, which picks the waiter; the release admits it
-	 * ({@link CheckpointDecision#taker()}) once it is over.
-	 * @return the answer within {@link StoreCalls#RELEASE_TIMEOUT}, or
-	 * {@link LockStore.Release#KEPT} if the checkpoint kept the grant and a waiter here took it
-	 */
-	private CompletableFuture<LockStore.Release> checkpoint(Grant grant, CheckpointDecision decision,
-			long sentNanos) {
-		return decision.answer(within(() -> this.handoff.store()
-			.keepUnlessAwaited(grant.key(), grant.owner(), LocalHandoff.lastToken(grant), this.handoff.leaseTime())
-			.thenCompose((checkpoint) -> {
-				if (!checkpoint.kept()) {
-					return CompletableFuture.completedFuture(checkpoint.release());
-				}
-				Grant kept = this.handoff.kept(grant, checkpoint.fencingToken(), sentNanos);
-				return switch (decision.handOff(kept)) {
-					case TAKEN -> CompletableFuture.completedFuture(LockStore.Release.KEPT);
-					case NOT_TAKEN -> releaseInStore(kept);
-					case TOO_LATE -> releaseLate(kept);
-				};
-			})));
-	}
-
-	/**
-	 * Release a grant kept by a checkpoint whose release gave up on the reply and let the next
-	 * waiter here go to the store: nobody answers for it but this.
-	 */
-	private CompletableFuture<LockStore.Release> releaseLate(Grant kept) {
-		if (logger.isDebugEnabled()) {
-			logger.debug("Releasing lock for key '" + kept.key() + "' kept by a checkpoint that answered after "
-					+ StoreCalls.RELEASE_TIMEOUT.toMillis() + "ms, when its release had given up");
-		}
-		return releaseInStore(kept).whenComplete((released, failure) -> {
-			if (failure != null) {
-				// The key expires with its lease, which nobody renews; until then it keeps every
-				// process out, so say so as loudly as any other release that failed.
-				logger.warn("Could not release lock for key '" + kept.key() + "' kept by a late checkpoint; it expires"
-						+ " within " + kept.leaseTime().toMillis() + "ms", StoreCalls.unwrap(failure));
-			}
-		});
-	}
-
-	/**
-	 * Send a store call and bound its answer by {@link StoreCalls#RELEASE_TIMEOUT}.
-	 */
+	/** Send a store call and bound its answer by {@link StoreCalls#RELEASE_TIMEOUT}. */
 	private CompletableFuture<LockStore.Release> within(Supplier<CompletableFuture<LockStore.Release>> call) {
 		CompletableFuture<LockStore.Release> sent;
 		try {
@@ -234,9 +187,7 @@ final class GrantReleaser {
 		return this.deadlines.within(sent, StoreCalls.RELEASE_TIMEOUT);
 	}
 
-	/**
-	 * Delete the grant in the store, recording its token if it was handed over.
-	 */
+	/** Delete the grant in the store, recording its token if it was handed over. */
 	private CompletableFuture<LockStore.Release> releaseInStore(Grant grant) {
 		if (this.handoff.manages(grant)) {
 			return this.handoff.store().releaseExclusive(grant.key(), grant.owner(), LocalHandoff.lastToken(grant));
@@ -309,11 +260,9 @@ final class GrantReleaser {
 	}
 
 	/**
-	 * Finish the release of a grant a waiting thread of this process took over, and then admit
-	 * that waiter: it was picked, so it waits for nobody else, and admitted only now, so that
-	 * its {@code onAcquired} comes after this {@code onReleased}. It is admitted also when
-	 * anything here fails, since nothing else ever would.
-	 * @param next the waiter that takes the grant over
+	 * Finish the release of a grant a waiter of this process took over, then admit the waiter
+	 * (picked, it waits for nobody else): its {@code onAcquired} comes after this
+	 * {@code onReleased}. It is admitted also when anything here fails: nothing else would.
 	 */
 	private Void handedOver(HeldGrant held, Gate gate, long releasedNanos, Successor next) {
 		Grant grant = held.grant();
@@ -333,10 +282,7 @@ final class GrantReleaser {
 		return null;
 	}
 
-	/**
-	 * Tell the listener of a release, unless it was never told of the grant (see
-	 * {@link HeldGrant#markUntold()}).
-	 */
+	/** Tell the listener of a release, unless it was never told of the grant ({@link HeldGrant#isUntold()}). */
 	private void tellReleased(HeldGrant held, Duration heldFor, ReleaseOutcome outcome) {
 		if (!held.isUntold()) {
 			this.listener.onReleased(held.lease(), heldFor, outcome);
