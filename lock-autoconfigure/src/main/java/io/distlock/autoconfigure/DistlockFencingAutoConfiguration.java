@@ -21,9 +21,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.r2dbc.core.DatabaseClient;
 
 import io.distlock.core.LockListener;
 import io.distlock.fencing.JdbcFencing;
+import io.distlock.fencing.R2dbcFencing;
 import io.distlock.fencing.ReactiveRedisFencing;
 import io.distlock.fencing.RedisFencing;
 import io.distlock.listener.CompositeLockListener;
@@ -31,14 +33,16 @@ import io.distlock.listener.CompositeLockListener;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
  * for fenced writes: a {@link JdbcFencing} on the application's {@link DataSource} (and its
- * fence table, {@code distlock.fencing.initialize-schema}), a {@link RedisFencing} on its
- * {@link StringRedisTemplate} and a {@link ReactiveRedisFencing} on its
- * {@link ReactiveStringRedisTemplate}, each telling the application's {@link LockListener}s (the
+ * fence table, {@code distlock.fencing.initialize-schema}), an {@link R2dbcFencing} on its
+ * {@link DatabaseClient}, a {@link RedisFencing} on its {@link StringRedisTemplate} and a
+ * {@link ReactiveRedisFencing} on its {@link ReactiveStringRedisTemplate}, each telling the application's {@link LockListener}s (the
  * {@code distlock.fencing.rejected} meter) of a refused write.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration",
+		"org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
+		"org.springframework.boot.data.r2dbc.autoconfigure.DataR2dbcAutoConfiguration",
 		"io.distlock.autoconfigure.DistlockMetricsAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistlockProperties.class)
@@ -69,6 +73,19 @@ public final class DistlockFencingAutoConfiguration {
 				case NEVER -> DatabaseInitializationMode.NEVER;
 			});
 			return new DataSourceScriptDatabaseInitializer(dataSource, settings);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ DatabaseClient.class, Mono.class })
+	@ConditionalOnSingleCandidate(DatabaseClient.class)
+	static class R2dbcFencingConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		R2dbcFencing r2dbcFencing(DatabaseClient database, ObjectProvider<LockListener> listeners) {
+			return new R2dbcFencing(database).withListener(CompositeLockListener.of(listeners.orderedStream().toList()));
 		}
 
 	}

@@ -2,6 +2,7 @@ package io.distlock.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.r2dbc.spi.ConnectionFactories;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -11,8 +12,10 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoCo
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.r2dbc.core.DatabaseClient;
 
 import io.distlock.fencing.JdbcFencing;
+import io.distlock.fencing.R2dbcFencing;
 import io.distlock.fencing.ReactiveRedisFencing;
 import io.distlock.fencing.RedisFencing;
 import io.distlock.test.redis.RedisServerExtension;
@@ -45,6 +48,14 @@ class DistlockFencingAutoConfigurationTests {
 				.hasSingleBean(ReactiveRedisFencing.class);
 			assertThat(fenceTableExists(JdbcClient.create(context.getBean(DataSource.class)))).isTrue();
 		});
+	}
+
+	@Test
+	void aDatabaseClientGetsR2dbcFencing() {
+		runner().withBean(DatabaseClient.class,
+				() -> DatabaseClient.create(ConnectionFactories.get("r2dbc:postgresql://user:secret@localhost:1/unused")))
+			.run((context) -> assertThat(context).hasSingleBean(R2dbcFencing.class));
+		runner().run((context) -> assertThat(context).doesNotHaveBean(R2dbcFencing.class));
 	}
 
 	@Test

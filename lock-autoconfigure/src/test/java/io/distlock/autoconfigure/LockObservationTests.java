@@ -7,6 +7,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -16,14 +18,22 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+
 import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
 import io.distlock.core.LockRegistry;
 import io.distlock.core.LockRequest;
+import io.distlock.core.StaleFencingTokenException;
+import io.distlock.fencing.RedisFencing;
 import io.distlock.metrics.ObservationLockListener;
 import io.distlock.reactive.ReactiveLocks;
+import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Acquisitions and holds become observations (spans in a trace) when the application has an
@@ -57,6 +67,58 @@ class LockObservationTests {
 						"distlock.acquisition [lock.name=Reports.daily, outcome=acquired]",
 						"distlock.holding [lock.name=Reports.daily, outcome=released]");
 				assertThat(registry.tryAcquire("observed:1", Duration.ZERO)).hasValueSatisfying(LockLease::release);
+			});
+	}
+
+	/**
+	 * A write refused where the data is written, because a newer holder wrote after the lease
+	 * ran out, is an event of the stale hold's observation.
+	 */
+	@Test
+	void aFencingRejectionIsAnEventOfTheStaleHoldersObservation() {
+		List<String> events = new CopyOnWriteArrayList<>();
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public void onEvent(Observation.Event event, Observation.Context context) {
+				events.add(context.getName() + " " + event.getName() + " " + context.getLowCardinalityKeyValue("lock.name").getValue());
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+		});
+		DistlockRunners.withRedis(redis.server())
+			.withConfiguration(AutoConfigurations.of(DistlockFencingAutoConfiguration.class))
+			.withBean(ObservationRegistry.class, () -> observations)
+			.run((context) -> {
+				RedisFencing fencing = context.getBean(RedisFencing.class);
+				LockLease older = context.getBean(LockRegistry.class)
+					.acquire(LockRequest.of("observed:fenced")
+						.name("Stock.reserve")
+						.leaseTime(Duration.ofMillis(300))
+						.waitTime(Duration.ofSeconds(2)));
+				fencing.set("observed:fenced:stock", "10", older);
+				await().atMost(Duration.ofSeconds(10)).until(() -> !older.isValid());
+				assertThat(events).as("an accepted write is no event").isEmpty();
+				try (RedisLockRegistry other = new RedisLockRegistry(redis.server().connectionFactory())) {
+					LockLease newer = other.acquire("observed:fenced", Duration.ofSeconds(5));
+					fencing.set("observed:fenced:stock", "8", newer);
+					assertThatExceptionOfType(StaleFencingTokenException.class)
+						.isThrownBy(() -> fencing.set("observed:fenced:stock", "9", older));
+					newer.release();
+				}
+				assertThat(events).containsExactly("distlock.holding distlock.fencing.rejected Stock.reserve");
+				assertThat(meters.get("distlock.holding.distlock.fencing.rejected")
+					.tag("lock.name", "Stock.reserve")
+					.counter()
+					.count()).as("the event's counter, as docs/operations.md lists it").isEqualTo(1);
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(older::release);
 			});
 	}
 

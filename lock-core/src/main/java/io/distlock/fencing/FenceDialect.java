@@ -29,6 +29,14 @@ enum FenceDialect {
 	}
 
 	/**
+	 * Return the statement with named parameters, {@code :resource} and {@code :token}, for
+	 * clients that bind by name (Spring R2DBC's {@code DatabaseClient}).
+	 */
+	String advanceNamed(String table) {
+		return advance(table).replaceFirst("\\?", ":resource").replaceFirst("\\?", ":token");
+	}
+
+	/**
 	 * Return the dialect of a database by the product name its driver reports.
 	 * @throws IllegalStateException for a database without one
 	 */

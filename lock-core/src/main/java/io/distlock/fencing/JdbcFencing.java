@@ -226,7 +226,7 @@ public final class JdbcFencing {
 		return known;
 	}
 
-	private static String identifier(String name, String what) {
+	static String identifier(String name, String what) {
 		if (name == null || !IDENTIFIER.matcher(name).matches()) {
 			throw new IllegalArgumentException(what + " must be a plain SQL identifier (letters, digits and '_',"
 					+ " optionally after a schema and a dot) but was '" + name + "'");

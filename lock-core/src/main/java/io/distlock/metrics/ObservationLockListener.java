@@ -10,6 +10,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
+import io.distlock.core.StaleFencingTokenException;
 
 /**
  * Observes acquisitions and holds with the Micrometer Observation API, so that traces show
@@ -19,7 +20,11 @@ import io.distlock.core.LockLostException;
  * <li>{@code distlock.acquisition} (span "lock acquire"), from the start of an acquisition to
  * its outcome, with {@code outcome} acquired, timeout or error;</li>
  * <li>{@code distlock.holding} (span "lock hold"), from the grant to the release, with the
- * fencing token as a high-cardinality key; a loss is recorded as an error.</li>
+ * fencing token as a high-cardinality key; a loss is recorded as an error, and a write the
+ * holder made after a newer holder's, refused where the data is written
+ * ({@link #onFencingRejected}), as the event {@value #FENCING_REJECTED} (a span event in a trace,
+ * a {@code distlock.holding.distlock.fencing.rejected} counter with the default meter
+ * handler).</li>
  * </ul>
  * Evaluated keys are never added: they may carry personal data.
  * <p>
@@ -33,6 +38,12 @@ import io.distlock.core.LockLostException;
 public class ObservationLockListener implements LockListener {
 
 	private static final String NAME = "lock.name";
+
+	/** The name of the event a refused fenced write adds to the stale holder's hold. */
+	public static final String FENCING_REJECTED = "distlock.fencing.rejected";
+
+	private static final Observation.Event FENCING_REJECTED_EVENT = Observation.Event.of(FENCING_REJECTED,
+			"fencing token rejected");
 
 	private final ObservationRegistry registry;
 
@@ -130,6 +141,22 @@ public class ObservationLockListener implements LockListener {
 		Observation holding = this.holdings.get(lease);
 		if (holding != null) {
 			holding.error(reason);
+		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Adds the event {@value #FENCING_REJECTED} to the hold's observation, which is still open:
+	 * the stale holder has not released its lease yet. An event, not a key: it happens at a point
+	 * in the hold, possibly more than once, and keeps the hold's key set (and so its meters' tags)
+	 * the same for every hold.
+	 */
+	@Override
+	public void onFencingRejected(LockLease lease, StaleFencingTokenException rejection) {
+		Observation holding = this.holdings.get(lease);
+		if (holding != null) {
+			holding.event(FENCING_REJECTED_EVENT);
 		}
 	}
 
