@@ -1,6 +1,7 @@
 package io.distlock.fencing;
 
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * The statement that moves a fence forward in one database's SQL: it inserts the resource's
@@ -17,6 +18,8 @@ enum FenceDialect {
 	H2("MERGE INTO %1$s f USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS BIGINT))) n(resource, token)"
 			+ " ON f.resource = n.resource WHEN MATCHED AND f.token <= n.token THEN UPDATE SET token = n.token"
 			+ " WHEN NOT MATCHED THEN INSERT (resource, token) VALUES (n.resource, n.token)");
+
+	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
 	private final String advance;
 
@@ -50,6 +53,20 @@ enum FenceDialect {
 		}
 		throw new IllegalStateException("The fence table supports PostgreSQL and H2, not '" + productName
 				+ "'; fence your own rows with JdbcFencing.updateRow, which is plain SQL, instead");
+	}
+
+	/**
+	 * Refuse a table or column name that is not a plain SQL identifier: names go into the
+	 * statements as text. Here, apart from any JDBC class, so that the reactive helpers run
+	 * without spring-jdbc.
+	 * @param what what the name is, for the message
+	 */
+	static String identifier(String name, String what) {
+		if (name == null || !IDENTIFIER.matcher(name).matches()) {
+			throw new IllegalArgumentException(what + " must be a plain SQL identifier (letters, digits and '_',"
+					+ " optionally after a schema and a dot) but was '" + name + "'");
+		}
+		return name;
 	}
 
 }

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -60,7 +59,6 @@ public final class JdbcFencing {
 	/** The default name of the token column of a fenced row. */
 	public static final String DEFAULT_TOKEN_COLUMN = "fence_token";
 
-	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
 	private final JdbcClient jdbc;
 
@@ -83,7 +81,7 @@ public final class JdbcFencing {
 	private JdbcFencing(DataSource dataSource, String table, LockListener listener) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		this.jdbc = JdbcClient.create(dataSource);
-		this.table = identifier(table, "table");
+		this.table = FenceDialect.identifier(table, "table");
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 	}
 
@@ -173,9 +171,9 @@ public final class JdbcFencing {
 	 */
 	public void updateRow(String table, String idColumn, Object id, Map<String, ?> values, String tokenColumn,
 			LockLease lease) {
-		String target = identifier(table, "table");
-		String idName = identifier(idColumn, "idColumn");
-		String tokenName = identifier(tokenColumn, "tokenColumn");
+		String target = FenceDialect.identifier(table, "table");
+		String idName = FenceDialect.identifier(idColumn, "idColumn");
+		String tokenName = FenceDialect.identifier(tokenColumn, "tokenColumn");
 		if (values.isEmpty()) {
 			throw new IllegalArgumentException("values must name at least one column to set");
 		}
@@ -183,7 +181,7 @@ public final class JdbcFencing {
 		StringBuilder sql = new StringBuilder("UPDATE ").append(target).append(" SET ");
 		List<Object> params = new ArrayList<>();
 		values.forEach((column, value) -> {
-			sql.append(identifier(column, "column")).append(" = ?, ");
+			sql.append(FenceDialect.identifier(column, "column")).append(" = ?, ");
 			params.add(value);
 		});
 		sql.append(tokenName).append(" = ? WHERE ").append(idName).append(" = ? AND (").append(tokenName)
@@ -226,11 +224,6 @@ public final class JdbcFencing {
 		return known;
 	}
 
-	static String identifier(String name, String what) {
-		if (name == null || !IDENTIFIER.matcher(name).matches()) {
-			throw new IllegalArgumentException(what + " must be a plain SQL identifier (letters, digits and '_',"
-					+ " optionally after a schema and a dot) but was '" + name + "'");
-		}
 		return name;
 	}
 

@@ -49,7 +49,7 @@ public final class R2dbcFencing {
 
 	private R2dbcFencing(DatabaseClient database, String table, LockListener listener) {
 		this.database = Objects.requireNonNull(database, "database must not be null");
-		this.table = JdbcFencing.identifier(table, "table");
+		this.table = FenceDialect.identifier(table, "table");
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 	}
 
@@ -147,9 +147,9 @@ public final class R2dbcFencing {
 	 */
 	public Mono<Void> updateRow(String table, String idColumn, Object id, Map<String, ?> values, String tokenColumn,
 			LockLease lease) {
-		String target = JdbcFencing.identifier(table, "table");
-		String idName = JdbcFencing.identifier(idColumn, "idColumn");
-		String tokenName = JdbcFencing.identifier(tokenColumn, "tokenColumn");
+		String target = FenceDialect.identifier(table, "table");
+		String idName = FenceDialect.identifier(idColumn, "idColumn");
+		String tokenName = FenceDialect.identifier(tokenColumn, "tokenColumn");
 		Objects.requireNonNull(id, "id must not be null");
 		if (values.isEmpty()) {
 			throw new IllegalArgumentException("values must name at least one column to set");
@@ -158,7 +158,7 @@ public final class R2dbcFencing {
 		StringBuilder sql = new StringBuilder("UPDATE ").append(target).append(" SET ");
 		int index = 0;
 		for (String column : values.keySet()) {
-			sql.append(JdbcFencing.identifier(column, "column")).append(" = :v").append(index++).append(", ");
+			sql.append(FenceDialect.identifier(column, "column")).append(" = :v").append(index++).append(", ");
 		}
 		sql.append(tokenName).append(" = :token WHERE ").append(idName).append(" = :id AND (").append(tokenName)
 			.append(" IS NULL OR ").append(tokenName).append(" <= :limit)");
