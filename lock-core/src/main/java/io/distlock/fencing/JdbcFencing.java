@@ -59,7 +59,6 @@ public final class JdbcFencing {
 	/** The default name of the token column of a fenced row. */
 	public static final String DEFAULT_TOKEN_COLUMN = "fence_token";
 
-
 	private final JdbcClient jdbc;
 
 	private final DataSource dataSource;
@@ -222,9 +221,6 @@ public final class JdbcFencing {
 			this.dialect = known;
 		}
 		return known;
-	}
-
-		return name;
 	}
 
 }
