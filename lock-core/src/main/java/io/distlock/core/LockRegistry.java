@@ -130,7 +130,9 @@ public interface LockRegistry {
 	 * @return the task's result
 	 * @see #executeLocked(String, Duration, Callable)
 	 */
-	<T> T executeLocked(LockRequest request, Callable<T> task);
+	default <T> T executeLocked(LockRequest request, Callable<T> task) {
+		return LockedCall.run(acquire(request), task);
+	}
 
 	/**
 	 * Acquire the lock for the given request without blocking the calling thread. The returned

@@ -1,24 +1,16 @@
 package io.distlock.engine;
 
-import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
 import io.distlock.core.HeldLock;
-import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
-import io.distlock.core.LockLostException;
 import io.distlock.core.LockRegistry;
 import io.distlock.core.LockRegistryIntrospection;
 import io.distlock.core.LockRequest;
@@ -32,18 +24,12 @@ import io.distlock.store.LockMode;
  * <p>
  * One thread per key per registry talks to the store; the others queue on a local gate, so
  * reentrancy costs no round trip, and a contended lock passes between threads of this process
- * without one, a bounded number of times in a row ({@link LocalHandoff}). A thread that finds the key held by another
- * process waits for a release notification, and retries after the holder's remaining lease or a
- * jittered retry interval, whichever comes first, so that a lost notification or a silent expiry
- * never makes it sleep until its timeout. A {@link Watchdog} renews grants that have no fixed
- * lease and signals a loss exactly once.
+ * without one, a bounded number of times in a row ({@link LocalHandoff}). A waiter for a key
+ * another process holds retries on a release notification, after the holder's remaining lease
+ * or after a jittered retry interval, whichever comes first. A {@link Watchdog} renews grants
+ * that have no fixed lease and signals a loss exactly once.
  */
 public abstract class AbstractLockRegistry implements LockRegistry, LockRegistryIntrospection, AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(AbstractLockRegistry.class);
-
-	/** The modes whose gate a store key names directly. */
-	private static final List<LockMode> SUSPECTED_MODES = List.of(LockMode.EXCLUSIVE, LockMode.WRITE);
 
 	private final LockStore store;
 
@@ -91,7 +77,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 				this.watchdog, this.loss, handoff, this.deadlines);
 		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines, this.continuations);
 		this.acquirer = new GrantAcquirer(new RegistryParts(this.upkeep, store, settings, this.gates, handoff,
-				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.waits, this.deadlines,
+				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.deadlines,
 				this.continuations),
 				listener);
 		this.threadHolds = new ThreadHolds(this.acquirer, this.gates, settings);
@@ -124,14 +110,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	@Override
 	public DistLock obtainMulti(String... keys) {
-		if (keys == null || keys.length == 0) {
-			throw new IllegalArgumentException("A multi-lock needs at least one key");
-		}
-		List<DistLock> locks = new ArrayList<>();
-		for (String key : MultiLock.globalOrder(keys)) {
-			locks.add(obtain(key));
-		}
-		return new MultiLock(locks);
+		return MultiLock.of(this::obtain, keys);
 	}
 
 	@Override
@@ -170,30 +149,6 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		return this.acquirer.holdAsync(hold);
 	}
 
-	@Override
-	public <T> T executeLocked(LockRequest request, Callable<T> task) {
-		LockLease lease = acquire(request);
-		LockContext.bind(lease);
-		T result;
-		try {
-			result = task.call();
-		}
-		catch (Throwable ex) {
-			LockContext.unbind(lease);
-			releaseAfterFailure(lease, ex);
-			if (ex instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			if (ex instanceof Error error) {
-				throw error;
-			}
-			throw new UndeclaredThrowableException(ex);
-		}
-		LockContext.unbind(lease);
-		lease.release();
-		return result;
-	}
-
 	/**
 	 * Return how many holds and waits currently have local state. Zero when nothing is held or
 	 * awaited: the registry keeps nothing per key beyond that.
@@ -227,29 +182,12 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	 * @return a snapshot of the held leases
 	 */
 	public List<LockLease> heldLeases() {
-		List<LockLease> held = new ArrayList<>();
-		for (Gate gate : this.gates.all()) {
-			HeldGrant occupant = gate.occupant();
-			if (occupant != null) {
-				held.add(occupant.lease());
-			}
-		}
-		return held;
+		return this.gates.occupants().stream().map(HeldGrant::lease).toList();
 	}
 
 	@Override
 	public List<HeldLock> heldLocks() {
-		List<HeldLock> held = new ArrayList<>();
-		for (Gate gate : this.gates.all()) {
-			HeldGrant occupant = gate.occupant();
-			if (occupant != null) {
-				Grant grant = occupant.grant();
-				held.add(new HeldLock(grant.name(), grant.key(), grant.acquiredAt(), grant.fencingToken(),
-						Duration.ofNanos(Math.max(0, grant.remainingNanos())), grant.renewals(), grant.renewable(),
-						grant.holds().get()));
-			}
-		}
-		return held;
+		return this.gates.occupants().stream().map(HeldGrant::heldLock).toList();
 	}
 
 	@Override
@@ -294,11 +232,8 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		// closed by this timer, not by the flag above.
 		this.waits.shutdown();
 		this.watchdog.close();
-		for (Gate gate : this.gates.all()) {
-			HeldGrant occupant = gate.occupant();
-			if (occupant != null) {
-				this.loss.declare(occupant, "its registry was closed while it was held");
-			}
+		for (HeldGrant occupant : this.gates.occupants()) {
+			this.loss.declare(occupant, "its registry was closed while it was held");
 		}
 		// After the losses above: their callbacks may still be queued on it.
 		this.continuations.close();
@@ -313,31 +248,10 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	 * @param key the user key
 	 */
 	protected final void suspectLoss(String key) {
-		for (LockMode mode : SUSPECTED_MODES) {
-			Gate gate = this.gates.find(KeyGates.gateKey(mode, key, null, 0));
-			HeldGrant occupant = (gate != null) ? gate.occupant() : null;
-			if (occupant != null && occupant.grant().isActive()) {
-				this.watchdog.runInBackground(() -> confirmQuietly(occupant));
-			}
-		}
+		this.gates.suspected(key).forEach(this.upkeep::confirmInBackground);
 	}
 
-	private void confirmQuietly(HeldGrant held) {
-		try {
-			this.upkeep.confirm(held);
-		}
-		catch (RuntimeException ex) {
-			// A suspicion only: the watchdog's renewal and deadline still decide if the store
-			// cannot answer now.
-			logger.debug("Could not confirm lock for key '" + held.grant().key() + "' after a keyspace event", ex);
-		}
-	}
-
-	/**
-	 * Forget the thread that owned a grant whose outermost hold was released: a release ends
-	 * long after the constructor made the thread holds, which need the acquirer, which needs the
-	 * releaser.
-	 */
+	/** Forget a released grant's thread: the thread holds need the acquirer, which needs this. */
 	private void unbindThread(HeldGrant held) {
 		this.threadHolds.unbind(held);
 	}
@@ -360,45 +274,22 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	}
 
 	/**
-	 * Return the engine's request for a {@link LockRequest}, which checked its key already: only
-	 * the key limit and the store's rule are left to check, and the lease against this
-	 * registry's settings.
+	 * Return the engine's request for a {@link LockRequest}, with the store's key rule checked.
 	 */
 	private HoldRequest holdRequest(LockRequest request, HoldRequest.Waiter waiter) {
-		String key = this.settings.keyLimit().apply(request.key());
-		this.store.checkKey(key);
-		if (request.leaseTime() != null) {
-			this.settings.requireGrantable(request.leaseTime(), "leaseTime");
-		}
-		// An asynchronous hold is owned by its lease: never re-entered by a thread, released by
-		// whoever holds the lease.
-		HoldRequest.Holder holder = (waiter != HoldRequest.Waiter.CONTINUATION && request.ownedByThread())
-				? HoldRequest.Holder.THREAD : HoldRequest.Holder.LEASE;
-		return new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, key, request.name(),
-				HoldRequest.waitNanos(request.waitTime()), request.leaseTime(), holder, waiter, request.executor());
+		HoldRequest hold = HoldRequest.of(request, waiter, this.settings);
+		this.store.checkKey(hold.key());
+		return hold;
 	}
 
 	private HeldLease holdFor(HoldRequest request) {
+		requireOpen();
 		try {
-			return hold(request);
+			return request.ownedByThread() ? this.threadHolds.hold(request) : this.acquirer.hold(request);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw request.interrupted(ex);
-		}
-	}
-
-	private HeldLease hold(HoldRequest request) throws InterruptedException {
-		requireOpen();
-		return request.ownedByThread() ? this.threadHolds.hold(request) : this.acquirer.hold(request);
-	}
-
-	private static void releaseAfterFailure(LockLease lease, Throwable failure) {
-		try {
-			lease.release();
-		}
-		catch (LockLostException ex) {
-			failure.addSuppressed(ex);
 		}
 	}
 

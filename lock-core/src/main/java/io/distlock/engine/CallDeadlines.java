@@ -8,12 +8,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 
 /**
- * Bounds the store calls of one registry by their callers' deadlines, with one coarse tick
+ * The wait timer of one registry, its one thread: ends waits, runs the continuations of
+ * acquisitions between store attempts, and bounds store calls by their callers' deadlines.
+ * <p>
+ * Store calls are bounded with one coarse tick
  * instead of a timer per call: a timer armed and cancelled around every round trip wakes a
  * timer thread each time, which on a busy machine costs more than the round trip's own
  * bookkeeping. The tick runs every {@link #TICK} on the registry's wait timer while calls are in
@@ -37,6 +41,43 @@ final class CallDeadlines {
 
 	CallDeadlines(ScheduledExecutorService timer) {
 		this.timer = timer;
+	}
+
+	/**
+	 * Run a task after a delay on the timer; once the registry is closed, at once on the
+	 * calling thread, where it finds the registry closed and ends.
+	 * @return the scheduled task, or {@code null} if it ran at once
+	 */
+	ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+		try {
+			return this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			task.run();
+			return null;
+		}
+	}
+
+	/**
+	 * Run a continuation on the timer; once the registry is closed, on the calling thread, where
+	 * it finds the registry closed and ends.
+	 */
+	void execute(Runnable task) {
+		try {
+			this.timer.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			task.run();
+		}
+	}
+
+	/**
+	 * Fail if the registry was closed: its timer is shut down by then.
+	 */
+	void requireOpen() {
+		if (this.timer.isShutdown()) {
+			throw new IllegalStateException("Lock registry is closed");
+		}
 	}
 
 	/**

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -27,13 +26,10 @@ final class Grant {
 
 		/** Held and believed valid. */
 		ACTIVE,
-
 		/** The outermost hold is being released; the watchdog leaves it alone. */
 		RELEASING,
-
 		/** Released by its holder. */
 		RELEASED,
-
 		/** Lost while held: the loss was signalled. */
 		LOST
 
@@ -65,8 +61,6 @@ final class Grant {
 	/** How many local handoffs lead from the store's grant to this one. */
 	private final int handoffs;
 
-	private final AtomicInteger holds = new AtomicInteger(1);
-
 	private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
 
 	private volatile long validUntilNanos;
@@ -91,32 +85,20 @@ final class Grant {
 	 */
 	Grant(HoldRequest request, String owner, long fencingToken, Duration leaseTime, long acquiredNanos,
 			long validUntilNanos, long nextRenewalNanos) {
-		this.key = request.key();
-		this.mode = request.mode();
-		this.name = request.name();
+		this(request.key(), request.mode(), request.name(), owner, fencingToken, leaseTime,
+				request.fixedLease() == null, acquiredNanos, validUntilNanos, nextRenewalNanos, acquiredNanos, 0);
+	}
+
+	private Grant(String key, LockMode mode, String name, String owner, long fencingToken, Duration leaseTime,
+			boolean renewable, long acquiredNanos, long validUntilNanos, long nextRenewalNanos, long cohortStartNanos,
+			int handoffs) {
+		this.key = key;
+		this.mode = mode;
+		this.name = name;
 		this.owner = owner;
 		this.fencingToken = fencingToken;
 		this.leaseTime = leaseTime;
-		this.renewable = request.fixedLease() == null;
-		this.acquiredNanos = acquiredNanos;
-		this.validUntilNanos = validUntilNanos;
-		this.nextRenewalNanos = nextRenewalNanos;
-		this.cohortStartNanos = acquiredNanos;
-		this.handoffs = 0;
-	}
-
-	/**
-	 * Create a successor of a grant: the same key, owner and lease in the store.
-	 */
-	private Grant(Grant predecessor, String name, long fencingToken, long acquiredNanos, long validUntilNanos,
-			long nextRenewalNanos, long cohortStartNanos, int handoffs) {
-		this.key = predecessor.key;
-		this.mode = predecessor.mode;
-		this.name = name;
-		this.owner = predecessor.owner;
-		this.fencingToken = fencingToken;
-		this.leaseTime = predecessor.leaseTime;
-		this.renewable = predecessor.renewable;
+		this.renewable = renewable;
 		this.acquiredNanos = acquiredNanos;
 		this.validUntilNanos = validUntilNanos;
 		this.nextRenewalNanos = nextRenewalNanos;
@@ -133,8 +115,8 @@ final class Grant {
 	 * @return the successor grant, active and held once
 	 */
 	Grant handedOver(String name, long acquiredNanos) {
-		return new Grant(this, name, this.fencingToken + 1, acquiredNanos, this.validUntilNanos,
-				this.nextRenewalNanos, this.cohortStartNanos, this.handoffs + 1);
+		return successor(name, this.fencingToken + 1, acquiredNanos, this.validUntilNanos, this.nextRenewalNanos,
+				this.cohortStartNanos, this.handoffs + 1);
 	}
 
 	/**
@@ -148,7 +130,16 @@ final class Grant {
 	 * @return the kept grant, to be handed over
 	 */
 	Grant kept(long fencingToken, long sentNanos, long validUntilNanos, long nextRenewalNanos) {
-		return new Grant(this, this.name, fencingToken, sentNanos, validUntilNanos, nextRenewalNanos, sentNanos, 0);
+		return successor(this.name, fencingToken, sentNanos, validUntilNanos, nextRenewalNanos, sentNanos, 0);
+	}
+
+	/**
+	 * Return a successor of this grant: the same key, owner and lease in the store.
+	 */
+	private Grant successor(String name, long fencingToken, long acquiredNanos, long validUntilNanos,
+			long nextRenewalNanos, long cohortStartNanos, int handoffs) {
+		return new Grant(this.key, this.mode, name, this.owner, fencingToken, this.leaseTime, this.renewable,
+				acquiredNanos, validUntilNanos, nextRenewalNanos, cohortStartNanos, handoffs);
 	}
 
 	long cohortStartNanos() {
@@ -203,10 +194,6 @@ final class Grant {
 		return this.acquiredNanos;
 	}
 
-	AtomicInteger holds() {
-		return this.holds;
-	}
-
 	State state() {
 		return this.state.get();
 	}
@@ -244,10 +231,7 @@ final class Grant {
 		this.nextRenewalNanos = nextRenewalNanos;
 	}
 
-	/**
-	 * Set a new validity deadline after the holder extended a fixed lease, shorter or longer
-	 * than the one before.
-	 */
+	/** Set a new validity deadline after the holder extended a fixed lease, shorter or longer. */
 	void extended(long validUntilNanos) {
 		this.validUntilNanos = validUntilNanos;
 	}

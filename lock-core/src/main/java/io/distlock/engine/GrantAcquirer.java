@@ -39,7 +39,7 @@ final class GrantAcquirer {
 	 * Fail if the registry was closed.
 	 */
 	void requireOpen() {
-		this.parts.requireOpen();
+		this.parts.deadlines().requireOpen();
 	}
 
 	/**

@@ -89,7 +89,7 @@ final class GrantReleaser {
 	 */
 	CompletableFuture<Void> release(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail) {
 		Grant grant = held.grant();
-		if (grant.holds().decrementAndGet() > 0) {
+		if (held.holds().decrementAndGet() > 0) {
 			this.gates.release(gate);
 			return grant.isLost() ? CompletableFuture.failedFuture(grant.lostException()) : DONE;
 		}

@@ -1,7 +1,10 @@
 package io.distlock.engine;
 
+import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.distlock.core.HeldLock;
 import io.distlock.core.LockLease;
 
 /**
@@ -21,6 +24,9 @@ final class HeldGrant {
 	private final Executor executor;
 
 	private final LockLease lease;
+
+	/** How many reentrant holds of the grant are not released yet. */
+	private final AtomicInteger holds = new AtomicInteger(1);
 
 	/**
 	 * Set when the acquisition this grant answers had been given up: no listener was told it
@@ -70,6 +76,14 @@ final class HeldGrant {
 	}
 
 	/**
+	 * Return how many holds of the grant are not released yet: one when it is granted, one more
+	 * per re-entry, one less per release; never up again from zero.
+	 */
+	AtomicInteger holds() {
+		return this.holds;
+	}
+
+	/**
 	 * Return whether no listener was told of this grant (see {@link #markUntold()}).
 	 */
 	boolean isUntold() {
@@ -82,6 +96,15 @@ final class HeldGrant {
 	 */
 	void markUntold() {
 		this.untold = true;
+	}
+
+	/**
+	 * Return what the introspection shows of this grant now.
+	 */
+	HeldLock heldLock() {
+		return new HeldLock(this.grant.name(), this.grant.key(), this.grant.acquiredAt(), this.grant.fencingToken(),
+				Duration.ofNanos(Math.max(0, this.grant.remainingNanos())), this.grant.renewals(),
+				this.grant.renewable(), this.holds.get());
 	}
 
 	@Override

@@ -29,6 +29,26 @@ record HoldRequest(LockMode mode, String key, String name, long waitNanos, Durat
 	/** A wait without a deadline, for {@code lock()} and {@code lockInterruptibly()}. */
 	static final long WAIT_FOREVER = Long.MAX_VALUE;
 
+	/** How long one attempt of a wait without a deadline waits for the store. */
+	private static final Duration FOREVER_ATTEMPT = Duration.ofSeconds(60);
+
+	/**
+	 * Return the engine's request for a {@link LockRequest}, which checked its key already: the
+	 * registry's key limit applies, and the lease is checked against the registry's settings. The
+	 * store's own key rule is the caller's to check.
+	 */
+	static HoldRequest of(LockRequest request, Waiter waiter, RegistrySettings settings) {
+		String key = settings.keyLimit().apply(request.key());
+		if (request.leaseTime() != null) {
+			settings.requireGrantable(request.leaseTime(), "leaseTime");
+		}
+		// An asynchronous hold is owned by its lease: never re-entered by a thread, released by
+		// whoever holds the lease.
+		Holder holder = (waiter != Waiter.CONTINUATION && request.ownedByThread()) ? Holder.THREAD : Holder.LEASE;
+		return new HoldRequest(request.fair() ? LockMode.FAIR : LockMode.EXCLUSIVE, key, request.name(),
+				waitNanos(request.waitTime()), request.leaseTime(), holder, waiter, request.executor());
+	}
+
 	boolean forever() {
 		return this.waitNanos == WAIT_FOREVER;
 	}
@@ -40,6 +60,17 @@ record HoldRequest(LockMode mode, String key, String name, long waitNanos, Durat
 	 */
 	static long waitNanos(Duration waitTime) {
 		return LockRequest.boundedWait(waitTime).toNanos();
+	}
+
+	/**
+	 * Return how long one store attempt may take: the wait time bounds the store's answer too, so
+	 * a store that hangs fails the caller when its wait is over, not when the driver gives up.
+	 * @param storeAllowance what the store adds to an attempt (see
+	 * {@link io.distlock.store.LockStore#acquireAllowance()})
+	 */
+	Duration attemptBound(long remainingNanos, Duration storeAllowance) {
+		return forever() ? FOREVER_ATTEMPT
+				: Duration.ofNanos(Math.max(0, remainingNanos)).plus(StoreCalls.ATTEMPT_SLACK).plus(storeAllowance);
 	}
 
 	boolean ownedByThread() {

@@ -1,5 +1,7 @@
 package io.distlock.engine;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -69,6 +71,36 @@ final class KeyGates {
 
 	private static String perHolder(Thread holder, long uniqueId) {
 		return "\u0000" + ((holder != null) ? "thread-" + holder.getId() : "hold-" + uniqueId);
+	}
+
+	/**
+	 * Return the grants held now, one per gate that has an occupant.
+	 */
+	List<HeldGrant> occupants() {
+		List<HeldGrant> occupants = new ArrayList<>();
+		for (Gate gate : this.gates.values()) {
+			HeldGrant occupant = gate.occupant();
+			if (occupant != null) {
+				occupants.add(occupant);
+			}
+		}
+		return occupants;
+	}
+
+	/**
+	 * Return the active grants that a store's word of a key gone may concern: the exclusive and
+	 * write holds of that key, whose gate a store key names directly.
+	 */
+	List<HeldGrant> suspected(String key) {
+		List<HeldGrant> suspected = new ArrayList<>(1);
+		for (LockMode mode : List.of(LockMode.EXCLUSIVE, LockMode.WRITE)) {
+			Gate gate = this.gates.get(gateKey(mode, key, null, 0));
+			HeldGrant occupant = (gate != null) ? gate.occupant() : null;
+			if (occupant != null && occupant.grant().isActive()) {
+				suspected.add(occupant);
+			}
+		}
+		return suspected;
 	}
 
 	int size() {

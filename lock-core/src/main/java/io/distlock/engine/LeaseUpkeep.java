@@ -5,6 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 
@@ -16,6 +19,8 @@ import io.distlock.store.LockStore;
  * the {@link LossSignal}, exactly once as any other.
  */
 final class LeaseUpkeep {
+
+	private static final Log logger = LogFactory.getLog(LeaseUpkeep.class);
 
 	private final LockStore store;
 
@@ -49,6 +54,22 @@ final class LeaseUpkeep {
 		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
 		return caller.await(StoreCalls.shielded(() -> confirmAsync(held, caller)),
 				StoreCalls.until(held.grant().validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
+	}
+
+	/**
+	 * Confirm on the watchdog's I/O thread, because the store said the key may be gone (a
+	 * keyspace event, heard on the driver's thread). A failure to answer is only logged: the
+	 * watchdog's renewal and deadline still decide.
+	 */
+	void confirmInBackground(HeldGrant held) {
+		this.watchdog.runInBackground(() -> {
+			try {
+				confirm(held);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not confirm lock for key '" + held.grant().key() + "' after a keyspace event", ex);
+			}
+		});
 	}
 
 	/**

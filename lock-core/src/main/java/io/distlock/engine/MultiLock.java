@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
@@ -24,10 +25,15 @@ final class MultiLock implements DistLock {
 	}
 
 	/**
-	 * Return the keys without duplicates, in the order every multi-lock takes them.
+	 * Return the multi-lock over some keys: their locks without duplicates, in the order every
+	 * multi-lock takes them.
+	 * @param obtain the lock of one key
 	 */
-	static List<String> globalOrder(String... keys) {
-		return new ArrayList<>(new TreeSet<>(List.of(keys)));
+	static MultiLock of(Function<String, DistLock> obtain, String... keys) {
+		if (keys == null || keys.length == 0) {
+			throw new IllegalArgumentException("A multi-lock needs at least one key");
+		}
+		return new MultiLock(new TreeSet<>(List.of(keys)).stream().map(obtain).toList());
 	}
 
 	@Override

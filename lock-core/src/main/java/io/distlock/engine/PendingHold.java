@@ -2,9 +2,7 @@ package io.distlock.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -32,9 +30,6 @@ import io.distlock.store.LockMode;
 final class PendingHold {
 
 	private static final Log logger = LogFactory.getLog(PendingHold.class);
-
-	/** How long one attempt of a wait without a deadline waits for the store. */
-	private static final Duration FOREVER_ATTEMPT = Duration.ofSeconds(60);
 
 	private final RegistryParts parts;
 
@@ -193,19 +188,16 @@ final class PendingHold {
 	 * to the store on the timer, never on the releasing thread, which may be the driver's.
 	 */
 	private void takeHandedOver(Grant handed) {
-		try {
-			this.parts.requireOpen();
+		step(() -> {
+			this.parts.deadlines().requireOpen();
 			Grant taken = this.parts.handoff().takeOver(handed, this.request.name());
 			if (taken != null) {
 				granted(taken);
-				return;
 			}
-		}
-		catch (RuntimeException ex) {
-			fail(ex);
-			return;
-		}
-		execute(() -> proceed(Admission.FREE));
+			else {
+				execute(() -> proceed(Admission.FREE));
+			}
+		});
 	}
 
 	/**
@@ -213,8 +205,8 @@ final class PendingHold {
 	 * taken by {@link #takeHandedOver}), after the yield it asks for, if any.
 	 */
 	private void proceed(Admission admission) {
-		try {
-			this.parts.requireOpen();
+		step(() -> {
+			this.parts.deadlines().requireOpen();
 			long yieldFor = Math.min(admission.yieldNanos(), remainingNanos());
 			if (yieldFor > 0) {
 				this.gate.clearReleaseSignals();
@@ -223,10 +215,7 @@ final class PendingHold {
 			else {
 				attempt(1);
 			}
-		}
-		catch (RuntimeException ex) {
-			fail(ex);
-		}
+		});
 	}
 
 	private void attempt(int attemptNumber) {
@@ -235,41 +224,33 @@ final class PendingHold {
 			giveUp(fairOwner());
 			return;
 		}
+		step(() -> {
+			this.parts.deadlines().requireOpen();
+			// A fresh owner per attempt: a late give-back of a failed attempt is owner-compared
+			// and must never delete a later attempt's grant. Fair waiters keep one owner, the
+			// identity of their place in the queue.
+			String owner = (this.request.mode() == LockMode.FAIR) ? fairOwner()
+					: this.parts.settings().instanceId() + ":" + this.holdId + "." + attemptNumber;
+			this.gate.clearReleaseSignals();
+			long sentNanos = System.nanoTime();
+			long remaining = remainingNanos();
+			Duration bound = this.request.attemptBound(remaining, this.parts.store().acquireAllowance());
+			this.parts.deadlines()
+				.within(send(owner, remaining), bound)
+				.whenComplete((answer, failure) -> step(() -> answered(attemptNumber, owner, sentNanos, answer, failure)));
+		});
+	}
+
+	/**
+	 * Run a step of the chain: a step that throws ends the acquisition with its failure.
+	 */
+	private void step(Runnable step) {
 		try {
-			this.parts.requireOpen();
+			step.run();
 		}
 		catch (RuntimeException ex) {
 			fail(ex);
-			return;
 		}
-		// A fresh owner per attempt: a late give-back of a failed attempt is owner-compared and
-		// must never delete a later attempt's grant. Fair waiters keep one owner, the identity of
-		// their place in the queue.
-		String owner = (this.request.mode() == LockMode.FAIR) ? fairOwner()
-				: this.parts.settings().instanceId() + ":" + this.holdId + "." + attemptNumber;
-		this.gate.clearReleaseSignals();
-		long sentNanos = System.nanoTime();
-		long remaining = remainingNanos();
-		// The wait time bounds the store's answer too: a store that hangs fails the caller when
-		// its wait is over, not when the driver gives up.
-		Duration bound = this.request.forever() ? FOREVER_ATTEMPT
-				: Duration.ofNanos(Math.max(0, remaining)).plus(StoreCalls.ATTEMPT_SLACK)
-					.plus(this.parts.store().acquireAllowance());
-		CompletableFuture<LockStore.Acquisition> call;
-		try {
-			call = send(owner, remaining);
-		}
-		catch (RuntimeException ex) {
-			call = CompletableFuture.failedFuture(ex);
-		}
-		this.parts.deadlines().within(call, bound).whenComplete((answer, failure) -> {
-			try {
-				answered(attemptNumber, owner, sentNanos, answer, failure);
-			}
-			catch (RuntimeException ex) {
-				fail(ex);
-			}
-		});
 	}
 
 	private void answered(int attemptNumber, String owner, long sentNanos, LockStore.Acquisition answer,
@@ -284,7 +265,7 @@ final class PendingHold {
 		long now = System.nanoTime();
 		if (answer.acquired()) {
 			RegistrySettings settings = this.parts.settings();
-			long validUntil = sentNanos + this.leaseTime.toNanos() - settings.driftMarginOf(this.leaseTime).toNanos();
+			long validUntil = settings.validUntilNanos(sentNanos, this.leaseTime);
 			long minValidityNanos = Math.max(1, settings.minValidity().toNanos());
 			if (validUntil - now >= minValidityNanos) {
 				granted(new Grant(this.request, owner, answer.fencingToken(), this.leaseTime, sentNanos, validUntil,
@@ -312,7 +293,7 @@ final class PendingHold {
 		// Starts the subscription in the background if it is not running; once it runs, waiting
 		// gates are woken, since a release published before it was missed.
 		this.parts.notifications().ensureListening();
-		pause(retryPauseNanos(answer.holderTtlMillis(), remaining), () -> attempt(attemptNumber + 1));
+		pause(this.parts.settings().retryPauseNanos(answer.holderTtlMillis(), remaining), () -> attempt(attemptNumber + 1));
 	}
 
 	/**
@@ -362,43 +343,34 @@ final class PendingHold {
 	 */
 	private CompletableFuture<LockStore.Acquisition> send(String owner, long remainingNanos) {
 		LockStore store = this.parts.store();
-		return (this.writeOwner != null)
-				? store.tryAcquireReadUnderWrite(this.request.key(), owner, this.leaseTime, this.writeOwner)
-				: store.tryAcquire(this.request.mode(), this.request.key(), owner, this.leaseTime,
-						waitHint(remainingNanos));
-	}
-
-	/**
-	 * Return how long the store should keep this waiter's place: its fair queue place, a waiting
-	 * writer's mark, and the "someone waits" flag that makes a release publish or a checkpoint
-	 * hand over. Sent with polling too: those places matter whether or not waiters are woken.
-	 */
-	private Duration waitHint(long remainingNanos) {
-		if (remainingNanos <= 0) {
-			return Duration.ZERO;
+		try {
+			return (this.writeOwner != null)
+					? store.tryAcquireReadUnderWrite(this.request.key(), owner, this.leaseTime, this.writeOwner)
+					: store.tryAcquire(this.request.mode(), this.request.key(), owner, this.leaseTime,
+							this.parts.settings().waitHint(remainingNanos));
 		}
-		// Every attempt refreshes the hint, and the next attempt comes within one retry interval.
-		long hint = Math.min(remainingNanos, this.parts.settings().retryInterval().toNanos() * 2);
-		return Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(hint)));
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**
 	 * Give back whatever an attempt may hold, owner-compared, without waiting: after a failed
-	 * or late acquisition, or a fair waiter that leaves the queue.
+	 * or late acquisition, or a fair waiter that leaves the queue. Best effort: the key expires
+	 * with its lease anyway.
 	 */
 	private void giveBack(LockMode mode, String owner) {
+		String key = this.request.key();
 		CompletableFuture<Boolean> call;
 		try {
-			call = this.parts.store().release(mode, this.request.key(), owner);
+			call = this.parts.store().release(mode, key, owner);
 		}
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
 		this.parts.deadlines().within(call, StoreCalls.RELEASE_TIMEOUT).whenComplete((released, failure) -> {
 			if (failure != null) {
-				// Best effort; the key expires with its lease anyway.
-				logger.debug("Could not give back lock for key '" + this.request.key()
-						+ "' after a failed acquisition", failure);
+				logger.debug("Could not give back lock for key '" + key + "' after a failed acquisition", failure);
 			}
 		});
 	}
@@ -442,26 +414,11 @@ final class PendingHold {
 	 * Run a task after a delay on the timer; once the registry is closed, at once.
 	 */
 	private synchronized void schedule(Runnable task, long delayNanos) {
-		try {
-			this.timer = this.parts.timer().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			this.timer = null;
-			task.run();
-		}
+		this.timer = this.parts.deadlines().schedule(task, delayNanos);
 	}
 
-	/**
-	 * Run a continuation on the timer; once the registry is closed, on the calling thread, where
-	 * it finds the registry closed and ends.
-	 */
 	private void execute(Runnable task) {
-		try {
-			this.parts.timer().execute(task);
-		}
-		catch (RejectedExecutionException ex) {
-			task.run();
-		}
+		this.parts.deadlines().execute(task);
 	}
 
 	private synchronized void cancelTimer() {
@@ -482,15 +439,6 @@ final class PendingHold {
 
 	private long remainingNanos() {
 		return this.request.remainingNanos(this.startNanos, System.nanoTime());
-	}
-
-	private long retryPauseNanos(long holderTtlMillis, long remainingNanos) {
-		long retryNanos = this.parts.settings().retryInterval().toNanos();
-		long pause = retryNanos / 2 + ThreadLocalRandom.current().nextLong(retryNanos / 2 + 1);
-		if (holderTtlMillis >= 0) {
-			pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1));
-		}
-		return Math.min(pause, remainingNanos);
 	}
 
 }

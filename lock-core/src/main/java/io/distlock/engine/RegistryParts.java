@@ -1,7 +1,5 @@
 package io.distlock.engine;
 
-import java.util.concurrent.ScheduledExecutorService;
-
 import io.distlock.store.LockStore;
 
 /**
@@ -18,22 +16,13 @@ import io.distlock.store.LockStore;
  * @param notifications the release notifications waiters listen for
  * @param watchdog what renews grants and checks their deadlines
  * @param releaser what releases holds
- * @param timer ends waits and runs the continuations of acquisitions between store attempts;
- * shut down when the registry closes
- * @param deadlines bounds store calls by their callers' deadlines
+ * @param deadlines the wait timer: ends waits, runs the continuations of acquisitions between
+ * store attempts, bounds store calls by their callers' deadlines; shut down when the registry
+ * closes
  * @param continuations where code that is not the engine's continues
  */
 record RegistryParts(LeaseUpkeep upkeep, LockStore store, RegistrySettings settings, KeyGates gates,
 		LocalHandoff handoff, ReleaseNotifications notifications, Watchdog watchdog, GrantReleaser releaser,
-		ScheduledExecutorService timer, CallDeadlines deadlines, Continuations continuations) {
-
-	/**
-	 * Fail if the registry was closed: its timer is shut down by then.
-	 */
-	void requireOpen() {
-		if (this.timer.isShutdown()) {
-			throw new IllegalStateException("Lock registry is closed");
-		}
-	}
+		CallDeadlines deadlines, Continuations continuations) {
 
 }

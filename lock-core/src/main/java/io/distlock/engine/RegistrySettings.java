@@ -2,6 +2,8 @@ package io.distlock.engine;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockListener;
@@ -251,6 +253,43 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	 */
 	public Duration driftMarginOf(Duration leaseTime) {
 		return driftMargin(leaseTime, this.driftFactor);
+	}
+
+	/**
+	 * Return until when a grant whose request was sent at {@code sentNanos} is valid here: its
+	 * lease less this registry's drift margin, counted from the send, not from the answer.
+	 */
+	long validUntilNanos(long sentNanos, Duration leaseTime) {
+		return sentNanos + leaseTime.toNanos() - driftMarginOf(leaseTime).toNanos();
+	}
+
+	/**
+	 * Return how long a waiter pauses before its next attempt: a jittered half to whole retry
+	 * interval, no longer than the holder's remaining lease (when the store said it) or the
+	 * waiter's remaining wait.
+	 * @param holderTtlMillis the holder's remaining lease, negative if unknown
+	 */
+	long retryPauseNanos(long holderTtlMillis, long remainingNanos) {
+		long retryNanos = this.retryInterval.toNanos();
+		long pause = retryNanos / 2 + ThreadLocalRandom.current().nextLong(retryNanos / 2 + 1);
+		if (holderTtlMillis >= 0) {
+			pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1));
+		}
+		return Math.min(pause, remainingNanos);
+	}
+
+	/**
+	 * Return how long the store should keep a waiter's place: its fair queue place, a waiting
+	 * writer's mark, and the "someone waits" flag that makes a release publish or a checkpoint
+	 * hand over. Sent with polling too: those places matter whether or not waiters are woken.
+	 * Every attempt refreshes it, and the next attempt comes within one retry interval.
+	 */
+	Duration waitHint(long remainingNanos) {
+		if (remainingNanos <= 0) {
+			return Duration.ZERO;
+		}
+		long hint = Math.min(remainingNanos, this.retryInterval.toNanos() * 2);
+		return Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(hint)));
 	}
 
 	private static void requirePositive(String name, Duration value) {

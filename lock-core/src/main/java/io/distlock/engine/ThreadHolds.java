@@ -59,7 +59,7 @@ final class ThreadHolds {
 			throw new InterruptedException();
 		}
 		Bound own = ownBinding(mode, key);
-		if (own != null && own.grant().isLost() && own.grant().holds().get() > 0
+		if (own != null && own.grant().isLost() && own.held().holds().get() > 0
 				&& waitNanos != HoldRequest.WAIT_FOREVER) {
 			// tryLock: the thread's own lost hold keeps the lock from it until it unlocks that hold
 			// (one another thread released already keeps nothing: that is a new acquisition),
@@ -196,7 +196,7 @@ final class ThreadHolds {
 	 */
 	private static HeldLease reenter(Bound own, Gate gate) {
 		Grant grant = own.grant();
-		AtomicInteger holds = grant.holds();
+		AtomicInteger holds = own.held().holds();
 		int count;
 		do {
 			count = holds.get();

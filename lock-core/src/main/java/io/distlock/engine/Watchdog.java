@@ -148,7 +148,7 @@ final class Watchdog implements AutoCloseable {
 		if (!grant.isActive()) {
 			throw grant.lostException();
 		}
-		grant.extended(sentNanos + leaseTime.toNanos() - this.settings.driftMarginOf(leaseTime).toNanos());
+		grant.extended(this.settings.validUntilNanos(sentNanos, leaseTime));
 		unwatch(held);
 		scheduleDeadlineCheck(held, grant.remainingNanos());
 	}
