@@ -260,42 +260,12 @@ public class DistlockProperties implements InitializingBean {
 	}
 
 	/**
-	 * Return the renewal interval in force: the configured one, or a third of the lease time.
-	 * @return the renewal interval
+	 * Check what no registry builder checks: the rules of the options a builder takes are the
+	 * builder's, and the failure analyzer names the property behind an option it refuses.
 	 */
-	public Duration effectiveRenewalInterval() {
-		return (this.renewalInterval != null) ? this.renewalInterval
-				: AbstractRedisRegistryBuilder.defaultRenewalInterval(this.leaseTime);
-	}
-
 	@Override
 	public void afterPropertiesSet() {
-		if (this.keyPrefix == null || this.keyPrefix.isEmpty()) {
-			throw new InvalidLockPropertyException("distlock.key-prefix", this.keyPrefix, "must not be empty");
-		}
-		if (this.keyPrefix.indexOf('{') >= 0 || this.keyPrefix.indexOf('}') >= 0) {
-			throw new InvalidLockPropertyException("distlock.key-prefix", this.keyPrefix,
-					"must not contain '{' or '}': they delimit the Redis hash tag");
-		}
 		requireNotNegative("distlock.wait-time", this.waitTime);
-		requirePositive("distlock.lease-time", this.leaseTime);
-		requirePositive("distlock.fence-retention-time", this.fenceRetentionTime);
-		if (this.maxKeyBytes < AbstractRedisRegistryBuilder.MIN_MAX_KEY_BYTES
-				|| this.maxKeyBytes > AbstractRedisRegistryBuilder.LIMIT_MAX_KEY_BYTES) {
-			throw new InvalidLockPropertyException("distlock.max-key-bytes", this.maxKeyBytes, "must be between "
-					+ AbstractRedisRegistryBuilder.MIN_MAX_KEY_BYTES + " and "
-					+ AbstractRedisRegistryBuilder.LIMIT_MAX_KEY_BYTES);
-		}
-		requirePositive("distlock.max-lease-time", this.maxLeaseTime);
-		if (this.maxLeaseTime.compareTo(this.leaseTime) < 0
-				|| this.maxLeaseTime.compareTo(AbstractRedisRegistryBuilder.LIMIT_MAX_LEASE_TIME) > 0) {
-			throw new InvalidLockPropertyException("distlock.max-lease-time", this.maxLeaseTime,
-					"must be at least distlock.lease-time '" + this.leaseTime + "' and at most "
-							+ AbstractRedisRegistryBuilder.LIMIT_MAX_LEASE_TIME.toDays() + " days");
-		}
-		if (this.retryInterval != null) {
-			requirePositive("distlock.retry-interval", this.retryInterval);
-		}
 		if (this.evictionCheck == null) {
 			throw new InvalidLockPropertyException("distlock.eviction-check", null, "must be set");
 		}
@@ -303,7 +273,6 @@ public class DistlockProperties implements InitializingBean {
 			throw new InvalidLockPropertyException("distlock.wait-strategy", null, "must be set");
 		}
 		this.redlock.validate();
-		this.replicaAcknowledgement.validate();
 		if (this.lossDetection.isKeyspaceEvents() && this.redlock.isEnabled()) {
 			throw new InvalidLockPropertyException("distlock.loss-detection.keyspace-events", true,
 					"is not supported with Redlock (distlock.redlock.nodes): turn one of them off");
@@ -312,12 +281,6 @@ public class DistlockProperties implements InitializingBean {
 			throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas",
 					this.replicaAcknowledgement.getReplicas(),
 					"cannot be combined with distlock.redlock.nodes: Redlock nodes are independent primaries");
-		}
-	}
-
-	private static void requirePositive(String property, Duration value) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new InvalidLockPropertyException(property, value, "must be positive");
 		}
 	}
 
@@ -440,8 +403,6 @@ public class DistlockProperties implements InitializingBean {
 			if (!isEnabled()) {
 				return;
 			}
-			requirePositive("distlock.redlock.per-node-timeout", this.perNodeTimeout);
-			requireNotNegative("distlock.redlock.min-validity", this.minValidity);
 			if (this.persistenceCheck == null) {
 				throw new InvalidLockPropertyException(RedlockPersistenceCheck.PROPERTY, null, "must be set");
 			}
@@ -485,14 +446,6 @@ public class DistlockProperties implements InitializingBean {
 
 		public void setTimeout(Duration timeout) {
 			this.timeout = timeout;
-		}
-
-		void validate() {
-			if (this.replicas < 0) {
-				throw new InvalidLockPropertyException("distlock.replica-acknowledgement.replicas", this.replicas,
-						"must not be negative");
-			}
-			requirePositive("distlock.replica-acknowledgement.timeout", this.timeout);
 		}
 
 	}

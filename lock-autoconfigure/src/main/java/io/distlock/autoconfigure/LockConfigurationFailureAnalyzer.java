@@ -7,8 +7,8 @@ import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockConfigurationException;
-import io.distlock.redis.InvalidRegistryOptionException;
 
 /**
  * Explains a startup failure caused by a lock annotation or a {@code distlock.*} property, and
@@ -32,7 +32,9 @@ class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfi
 			Map.entry("replicaTimeout", "distlock.replica-acknowledgement.timeout"),
 			Map.entry("perNodeTimeout", "distlock.redlock.per-node-timeout"),
 			Map.entry("driftFactor", "distlock.redlock.drift-factor"),
-			Map.entry("restartDelay", "distlock.redlock.restart-delay"), Map.entry("nodes", "distlock.redlock.nodes"));
+			Map.entry("restartDelay", "distlock.redlock.restart-delay"), Map.entry("nodes", "distlock.redlock.nodes"),
+			Map.entry("minValidity", "distlock.redlock.min-validity"), Map.entry("keyPrefix", "distlock.key-prefix"),
+			Map.entry("maxKeyBytes", "distlock.max-key-bytes"), Map.entry("maxLeaseTime", "distlock.max-lease-time"));
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, LockConfigurationException cause) {

@@ -77,7 +77,7 @@ class LockRegistryConfiguration {
 			builder.retryInterval(properties.getRetryInterval());
 		}
 		DistlockProperties.ReplicaAcknowledgement acknowledgement = properties.getReplicaAcknowledgement();
-		if (acknowledgement.getReplicas() > 0) {
+		if (acknowledgement.getReplicas() != 0) {
 			builder.replicaAcknowledgement(acknowledgement.getReplicas(), acknowledgement.getTimeout());
 		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));

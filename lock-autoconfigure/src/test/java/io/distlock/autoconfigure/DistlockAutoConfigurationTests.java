@@ -144,11 +144,7 @@ class DistlockAutoConfigurationTests {
 
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', textBlock = """
-			distlock.key-prefix=a{b          | Property 'distlock.key-prefix' with value 'a{b' must not contain '{' or '}'
-			distlock.lease-time=0s           | Property 'distlock.lease-time' with value 'PT0S' must be positive
 			distlock.wait-time=-1s           | Property 'distlock.wait-time' with value 'PT-1S' must not be negative
-			distlock.retry-interval=0s       | Property 'distlock.retry-interval' with value 'PT0S' must be positive
-			distlock.fence-retention-time=0s | Property 'distlock.fence-retention-time' with value 'PT0S' must be positive
 			""")
 	void invalidPropertiesFailAtStartupNamingTheProperty(String property, String message) {
 		runner().withPropertyValues(property).run((context) -> {
@@ -238,13 +234,6 @@ class DistlockAutoConfigurationTests {
 				assertThat(context).hasFailed();
 				assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage()).startsWith(message);
 			});
-	}
-
-	@Test
-	void negativeReplicasFailAtStartup() {
-		runner().withPropertyValues("distlock.replica-acknowledgement.replicas=-1")
-			.run((context) -> assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getProperty())
-				.isEqualTo("distlock.replica-acknowledgement.replicas"));
 	}
 
 	private static String uri(RedisServer server) {

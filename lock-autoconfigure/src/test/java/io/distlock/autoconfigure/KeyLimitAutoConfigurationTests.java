@@ -60,15 +60,6 @@ class KeyLimitAutoConfigurationTests {
 		});
 	}
 
-	@Test
-	void aLimitOutOfRangeFailsStartupNamingTheProperty() {
-		DistlockRunners.withRedis(redis.server()).withPropertyValues("distlock.max-key-bytes=100").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
-				.isEqualTo("Property 'distlock.max-key-bytes' with value '100' must be between 256 and 1048576");
-		});
-	}
-
 	static class TwoKeys {
 
 		@DistributedLock(keys = { "'a'", "#longKey" }, waitTime = "0s")

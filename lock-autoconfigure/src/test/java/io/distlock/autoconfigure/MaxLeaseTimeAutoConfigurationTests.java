@@ -108,16 +108,6 @@ class MaxLeaseTimeAutoConfigurationTests {
 			});
 	}
 
-	@Test
-	void aLongestLeaseShorterThanTheLeaseTimeIsRefusedNamingTheProperty() {
-		DistlockRunners.withRedis(first).withPropertyValues("distlock.max-lease-time=10s").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
-				.isEqualTo("Property 'distlock.max-lease-time' with value 'PT10S' must be at least distlock.lease-time "
-						+ "'PT30S' and at most 365 days");
-		});
-	}
-
 	private static ApplicationContextRunner redlock() {
 		return DistlockRunners.withRedis(first)
 			.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + first.port(),

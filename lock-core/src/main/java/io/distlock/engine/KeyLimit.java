@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
 
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockKeyException;
 
@@ -48,8 +49,8 @@ public record KeyLimit(int maxBytes, Overflow overflow) {
 	public KeyLimit {
 		Objects.requireNonNull(overflow, "overflow must not be null");
 		if (maxBytes < MIN_MAX_BYTES || maxBytes > LIMIT_MAX_BYTES) {
-			throw new LockConfigurationException("maxKeyBytes must be between " + MIN_MAX_BYTES + " and "
-					+ LIMIT_MAX_BYTES + " but was '" + maxBytes + "'");
+			throw new InvalidRegistryOptionException("maxKeyBytes", maxBytes, "maxKeyBytes must be between "
+					+ MIN_MAX_BYTES + " and " + LIMIT_MAX_BYTES + " but was '" + maxBytes + "'");
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockListener;
 import io.distlock.core.LockRequest;
@@ -90,7 +91,7 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 			LockRequest.requireMinLease(leaseTime, "leaseTime");
 		}
 		catch (IllegalArgumentException ex) {
-			throw new LockConfigurationException(ex.getMessage());
+			throw new InvalidRegistryOptionException("leaseTime", leaseTime, ex.getMessage());
 		}
 		Objects.requireNonNull(renewalInterval, "renewalInterval must not be null");
 		requirePositive("retryInterval", retryInterval);
@@ -99,15 +100,16 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 		}
 		Objects.requireNonNull(minValidity, "minValidity must not be null");
 		if (minValidity.isNegative() || minValidity.compareTo(leaseTime) >= 0) {
-			throw new LockConfigurationException("minValidity '" + minValidity
+			throw new InvalidRegistryOptionException("minValidity", minValidity, "minValidity '" + minValidity
 					+ "' must be at least zero and shorter than leaseTime '" + leaseTime + "'");
 		}
 		Objects.requireNonNull(maxLocalHandoffTime, "maxLocalHandoffTime must not be null");
 		Objects.requireNonNull(keyLimit, "keyLimit must not be null");
 		Objects.requireNonNull(maxLeaseTime, "maxLeaseTime must not be null");
 		if (maxLeaseTime.compareTo(leaseTime) < 0 || maxLeaseTime.compareTo(LIMIT_MAX_LEASE_TIME) > 0) {
-			throw new LockConfigurationException("maxLeaseTime '" + maxLeaseTime + "' must be at least leaseTime '"
-					+ leaseTime + "' and at most " + LIMIT_MAX_LEASE_TIME.toDays() + " days");
+			throw new InvalidRegistryOptionException("maxLeaseTime", maxLeaseTime, "maxLeaseTime '" + maxLeaseTime
+					+ "' must be at least leaseTime '" + leaseTime + "' and at most " + LIMIT_MAX_LEASE_TIME.toDays()
+					+ " days");
 		}
 	}
 
@@ -294,7 +296,7 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 
 	private static void requirePositive(String name, Duration value) {
 		if (value == null || value.isZero() || value.isNegative()) {
-			throw new LockConfigurationException(name + " must be positive but was '" + value + "'");
+			throw new InvalidRegistryOptionException(name, value, name + " must be positive but was '" + value + "'");
 		}
 	}
 

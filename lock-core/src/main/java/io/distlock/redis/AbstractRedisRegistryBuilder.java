@@ -3,6 +3,7 @@ package io.distlock.redis;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockListener;
 import io.distlock.core.WaitStrategy;
 import io.distlock.engine.KeyLimit;

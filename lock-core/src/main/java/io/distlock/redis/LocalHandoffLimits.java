@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import java.time.Duration;
 
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.engine.RegistrySettings;
 
 /**

@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockKeyException;
 
@@ -35,10 +36,10 @@ public final class RedisLockKeys {
 	 */
 	public RedisLockKeys(String prefix) {
 		if (prefix == null || prefix.isEmpty()) {
-			throw new LockConfigurationException("keyPrefix must not be empty");
+			throw new InvalidRegistryOptionException("keyPrefix", prefix, "keyPrefix must not be empty");
 		}
 		if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-			throw new LockConfigurationException(
+			throw new InvalidRegistryOptionException("keyPrefix", prefix,
 					"keyPrefix must not contain '{' or '}' (they delimit the hash tag) but was '" + prefix + "'");
 		}
 		this.prefix = prefix;

@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;

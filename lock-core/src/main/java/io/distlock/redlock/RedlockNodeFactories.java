@@ -14,8 +14,8 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockConfigurationException;
-import io.distlock.redis.InvalidRegistryOptionException;
 
 /**
  * The connection factories of a Redlock registry's nodes, in the order given: the application's

@@ -10,12 +10,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.DistReadWriteLock;
+import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockFeature;
 import io.distlock.engine.AbstractLockRegistry;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.AbstractRedisRegistryBuilder;
-import io.distlock.redis.InvalidRegistryOptionException;
 import io.distlock.redis.RedisLockRegistry;
 
 /**

@@ -1,6 +1,4 @@
-package io.distlock.redis;
-
-import io.distlock.core.LockConfigurationException;
+package io.distlock.core;
 
 /**
  * A registry builder's option has a value that cannot work. Names the option, so that whoever
