@@ -2,7 +2,6 @@ package io.distlock.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -14,18 +13,15 @@ import io.distlock.store.LockMode;
 /**
  * One acquisition on its way, as a chain of continuations rather than a waiting thread: it
  * queues on the local gate, takes over a grant handed to it or asks the store, and between
- * attempts waits for a release notification, the holder's remaining lease or a jittered retry
- * interval, whichever is first, on the registry's timer. Its {@link #result()} completes with
- * the lease, with {@code null} when the key stayed taken for the whole wait, or exceptionally
- * when the store failed.
+ * attempts waits as its {@link HoldWait} says. Its {@link #result()} completes with the lease,
+ * with {@code null} when the key stayed taken for the whole wait, or exceptionally when the
+ * store failed. {@link #cancel()} gives up the place in line: a waiter leaves the queue at once,
+ * an attempt in flight is given back when it answers, a grant that raced it is released.
  * <p>
- * {@link #cancel()} gives up the place in line: a waiter leaves the queue at once, an attempt in
- * flight is given back when it answers, and a grant that raced the cancellation is released.
- * Nothing here blocks: the continuations run on the caller's thread, the driver's thread, the
- * timer or, for an asynchronous waiter that takes over a grant, the thread that released it
- * (after that release, see {@link HandoffTrampoline}); the ones that call the store after a wait
- * run on the timer. They change only the engine's state: the result is handed to code that is
- * not the engine's by {@link GrantAcquirer}, through {@link Continuations}.
+ * Nothing here blocks. The continuations run on the caller's thread, the driver's, the timer
+ * (all that call the store after a wait) or, for an asynchronous waiter handed a grant, the
+ * releasing thread after its release ({@link HandoffTrampoline}). They change only the engine's
+ * state: {@link GrantAcquirer} hands the result to code that is not the engine's.
  */
 final class PendingHold {
 
@@ -50,15 +46,10 @@ final class PendingHold {
 
 	private final CompletableFuture<HeldLease> result = new CompletableFuture<>();
 
-	/** Guarded by this; the timer that ends a wait in the queue or a pause. */
-	private ScheduledFuture<?> timer;
-
 	private volatile GateWaiter waiter;
 
-	/** Completed to end a pause early: a release notification or a cancellation. */
-	private volatile CompletableFuture<Void> wake;
-
-	private boolean waiting;
+	/** Made the first time this acquisition waits; guarded by this. */
+	private HoldWait wait;
 
 	PendingHold(RegistryParts parts, HoldRequest request, Gate gate, long holdId, long startNanos,
 			String writeOwner, Thread ownerThread) {
@@ -96,18 +87,17 @@ final class PendingHold {
 			this.parts.gates().release(this.gate);
 			return true;
 		}
-		CompletableFuture<Void> pause = this.wake;
-		if (pause != null) {
-			pause.complete(null);
+		HoldWait waiting = waitIfAny();
+		if (waiting != null) {
+			waiting.wakeUp();
 		}
 		return true;
 	}
 
 	/**
-	 * Start on the caller's thread: try the gate, and the store at once if the gate is free.
-	 * The first attempt is sent out of reach of the thread's interrupt: it must not cancel the
-	 * call, and an interruptible wait still sees the flag right after (see
-	 * {@link StoreCalls#shielded}).
+	 * Start on the caller's thread: the gate, and the store at once if the gate is free, out of
+	 * reach of the thread's interrupt, which must not cancel the call (see
+	 * {@link StoreCalls#shielded}); an interruptible wait sees the flag right after.
 	 */
 	void start() {
 		boolean interrupted = Thread.interrupted();
@@ -147,7 +137,7 @@ final class PendingHold {
 		}
 		this.waiter = queued;
 		if (!this.request.forever()) {
-			schedule(this::queueTimedOut, remainingNanos());
+			waiting().schedule(this::queueTimedOut, remainingNanos());
 		}
 		admission.thenAccept(this::admittedAfterWait);
 	}
@@ -183,9 +173,8 @@ final class PendingHold {
 	}
 
 	/**
-	 * Take over a grant handed over after a wait: where the admission happened, from the
-	 * releasing thread's trampoline, or on the timer. If too little of its lease was left, go on
-	 * to the store on the timer, never on the releasing thread, which may be the driver's.
+	 * Take over a grant handed over after a wait; with too little of its lease left, go to the
+	 * store on the timer, never on the releasing thread, which may be the driver's.
 	 */
 	private void takeHandedOver(Grant handed) {
 		step(() -> {
@@ -200,17 +189,14 @@ final class PendingHold {
 		});
 	}
 
-	/**
-	 * Go to the store with a gate admission that hands nothing over (a grant handed over is
-	 * taken by {@link #takeHandedOver}), after the yield it asks for, if any.
-	 */
+	/** Go to the store with an admission that hands nothing over, after the yield it asks for. */
 	private void proceed(Admission admission) {
 		step(() -> {
 			this.parts.deadlines().requireOpen();
 			long yieldFor = Math.min(admission.yieldNanos(), remainingNanos());
 			if (yieldFor > 0) {
 				this.gate.clearReleaseSignals();
-				pause(yieldFor, () -> attempt(1));
+				waiting().pause(this.result, yieldFor, () -> attempt(1));
 			}
 			else {
 				attempt(1);
@@ -221,16 +207,12 @@ final class PendingHold {
 	private void attempt(int attemptNumber) {
 		if (this.result.isDone()) {
 			// Cancelled while it paused.
-			giveUp(fairOwner());
+			giveUp();
 			return;
 		}
 		step(() -> {
 			this.parts.deadlines().requireOpen();
-			// A fresh owner per attempt: a late give-back of a failed attempt is owner-compared
-			// and must never delete a later attempt's grant. Fair waiters keep one owner, the
-			// identity of their place in the queue.
-			String owner = (this.request.mode() == LockMode.FAIR) ? fairOwner()
-					: this.parts.settings().instanceId() + ":" + this.holdId + "." + attemptNumber;
+			String owner = owner(attemptNumber);
 			this.gate.clearReleaseSignals();
 			long sentNanos = System.nanoTime();
 			long remaining = remainingNanos();
@@ -281,44 +263,17 @@ final class PendingHold {
 		}
 		long remaining = remainingNanos();
 		if (remaining <= 0 || this.result.isDone()) {
-			// Out of time, or cancelled: a fair waiter leaves the queue at once rather than block
-			// it until its place expires.
-			giveUp(fairOwner());
+			// Out of time, or cancelled.
+			giveUp();
 			return;
 		}
-		if (!this.waiting) {
-			this.parts.notifications().startWaiting(this.gate);
-			this.waiting = true;
-		}
-		// Starts the subscription in the background if it is not running; once it runs, waiting
-		// gates are woken, since a release published before it was missed.
-		this.parts.notifications().ensureListening();
-		pause(this.parts.settings().retryPauseNanos(answer.holderTtlMillis(), remaining), () -> attempt(attemptNumber + 1));
+		HoldWait waiting = waiting();
+		waiting.listen();
+		waiting.pause(this.result, this.parts.settings().retryPauseNanos(answer.holderTtlMillis(), remaining),
+				() -> attempt(attemptNumber + 1));
 	}
 
-	/**
-	 * Wait for a release notification, a cancellation or the pause, then go on on the timer.
-	 */
-	private void pause(long pauseNanos, Runnable next) {
-		CompletableFuture<Void> woken = this.gate.awaitRelease();
-		this.wake = woken;
-		if (this.result.isDone()) {
-			woken.complete(null);
-		}
-		if (!woken.isDone()) {
-			schedule(() -> woken.complete(null), pauseNanos);
-		}
-		woken.thenRun(() -> {
-			this.wake = null;
-			cancelTimer();
-			execute(next);
-		});
-	}
-
-	/**
-	 * Make the grant a hold (the lease, the gate's occupant, the watchdog's charge) and complete
-	 * with it.
-	 */
+	/** Make the grant a hold (the lease, the gate's occupant, the watchdog's charge), complete with it. */
 	private void granted(Grant grant) {
 		stopWaiting();
 		HeldLease lease = new HeldLease(grant, this.gate, this.ownerThread, this.request.executor(),
@@ -338,9 +293,7 @@ final class PendingHold {
 		}
 	}
 
-	/**
-	 * Send one attempt to the store.
-	 */
+	/** Send one attempt to the store. */
 	private CompletableFuture<LockStore.Acquisition> send(String owner, long remainingNanos) {
 		LockStore store = this.parts.store();
 		try {
@@ -355,9 +308,8 @@ final class PendingHold {
 	}
 
 	/**
-	 * Give back whatever an attempt may hold, owner-compared, without waiting: after a failed
-	 * or late acquisition, or a fair waiter that leaves the queue. Best effort: the key expires
-	 * with its lease anyway.
+	 * Give back whatever an attempt may hold, owner-compared, without waiting. Best effort: the
+	 * key expires with its lease anyway.
 	 */
 	private void giveBack(LockMode mode, String owner) {
 		String key = this.request.key();
@@ -376,12 +328,12 @@ final class PendingHold {
 	}
 
 	/**
-	 * End without a grant, leaving the gate to the next waiter.
-	 * @param fairOwner the owner of a fair waiter's place in the store's queue, to give back
+	 * End without a grant, leaving the gate to the next waiter; a fair waiter gives its place in
+	 * the store's queue back at once rather than block it until the place expires.
 	 */
-	private void giveUp(String fairOwner) {
-		if (fairOwner != null) {
-			giveBack(LockMode.FAIR, fairOwner);
+	private void giveUp() {
+		if (this.request.mode() == LockMode.FAIR) {
+			giveBack(LockMode.FAIR, owner(0));
 		}
 		stopWaiting();
 		this.gate.leave();
@@ -395,46 +347,49 @@ final class PendingHold {
 		this.result.completeExceptionally(failure);
 	}
 
-	/**
-	 * Complete without a grant, once the gate is no longer this acquisition's.
-	 */
+	/** Complete without a grant, once the gate is no longer this acquisition's. */
 	private void finish(HeldLease lease) {
 		this.parts.gates().release(this.gate);
 		this.result.complete(lease);
 	}
 
 	private void stopWaiting() {
-		if (this.waiting) {
-			this.parts.notifications().stopWaiting(this.gate);
-			this.waiting = false;
+		HoldWait waiting = waitIfAny();
+		if (waiting != null) {
+			waiting.stopListening();
 		}
 	}
 
-	/**
-	 * Run a task after a delay on the timer; once the registry is closed, at once.
-	 */
-	private synchronized void schedule(Runnable task, long delayNanos) {
-		this.timer = this.parts.deadlines().schedule(task, delayNanos);
+	private synchronized HoldWait waiting() {
+		if (this.wait == null) {
+			this.wait = new HoldWait(this.parts.deadlines(), this.parts.notifications(), this.gate);
+		}
+		return this.wait;
+	}
+
+	private synchronized HoldWait waitIfAny() {
+		return this.wait;
+	}
+
+	private void cancelTimer() {
+		HoldWait waiting = waitIfAny();
+		if (waiting != null) {
+			waiting.cancelTimer();
+		}
 	}
 
 	private void execute(Runnable task) {
 		this.parts.deadlines().execute(task);
 	}
 
-	private synchronized void cancelTimer() {
-		if (this.timer != null) {
-			this.timer.cancel(false);
-			this.timer = null;
-		}
-	}
-
 	/**
-	 * Return the owner of a fair waiter's place in the store's queue, {@code null} for any other
-	 * mode.
+	 * Return the owner an attempt writes: a fresh one per attempt, since a late give-back of a
+	 * failed attempt is owner-compared and must never delete a later attempt's grant; one for
+	 * all the attempts of a fair waiter, the identity of its place in the queue.
 	 */
-	private String fairOwner() {
-		return (this.request.mode() == LockMode.FAIR) ? this.parts.settings().instanceId() + ":" + this.holdId
-				: null;
+	private String owner(int attemptNumber) {
+		String hold = this.parts.settings().instanceId() + ":" + this.holdId;
+		return (this.request.mode() == LockMode.FAIR) ? hold : hold + "." + attemptNumber;
 	}
 
 	private long remainingNanos() {
