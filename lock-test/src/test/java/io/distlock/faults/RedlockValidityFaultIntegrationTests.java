@@ -13,8 +13,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.LockLease;
@@ -23,6 +21,7 @@ import io.distlock.detector.LeaseDeadline;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redlock.RedlockRegistry;
 import io.distlock.test.network.FaultProxy;
+import io.distlock.test.redis.LoopbackConnectionFactories;
 import io.distlock.test.redis.RedisServer;
 import io.distlock.test.report.FaultReport;
 
@@ -55,7 +54,7 @@ class RedlockValidityFaultIntegrationTests {
 			FaultProxy proxy = FaultProxy.start(server.host(), server.port());
 			this.servers.add(server);
 			this.proxies.add(proxy);
-			this.factories.add(proxyFactory(proxy));
+			this.factories.add(LoopbackConnectionFactories.start(proxy.port(), Duration.ofSeconds(5)));
 		}
 		// Built (and warmed up) before any latency: only the acquisition is slow.
 		this.registry = RedlockRegistry.builder(this.factories)
@@ -133,13 +132,5 @@ class RedlockValidityFaultIntegrationTests {
 		return left;
 	}
 
-	private static LettuceConnectionFactory proxyFactory(FaultProxy proxy) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
-	}
 
 }

@@ -14,13 +14,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.test.network.FaultProxy;
+import io.distlock.test.redis.LoopbackConnectionFactories;
 import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,12 +60,7 @@ class RedlockAsyncIntegrationTests {
 			FaultProxy proxy = FaultProxy.start(server.host(), server.port());
 			this.servers.add(server);
 			this.proxies.add(proxy);
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(
-					new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-					LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
-			factory.afterPropertiesSet();
-			factory.start();
-			this.factories.add(factory);
+			this.factories.add(LoopbackConnectionFactories.start(proxy.port(), COMMAND_TIMEOUT));
 		}
 		this.registry = RedlockRegistry.builder(this.factories)
 			.perNodeTimeout(PER_NODE_TIMEOUT)

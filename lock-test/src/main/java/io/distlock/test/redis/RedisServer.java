@@ -20,8 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -206,12 +204,7 @@ public final class RedisServer implements AutoCloseable {
 	 * @return the connection factory
 	 */
 	public LettuceConnectionFactory newConnectionFactory(Duration commandTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(host(), this.port),
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+		return LoopbackConnectionFactories.start(this.port, commandTimeout);
 	}
 
 	/**
