@@ -11,8 +11,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,17 +37,8 @@ class ExclusionFaultIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static Oracle oracle;
-
-	@BeforeAll
-	static void start() {
-		oracle = new Oracle();
-	}
-
-	@AfterAll
-	static void stop() {
-		oracle.close();
-	}
+	@RegisterExtension
+	static final Oracle oracle = new Oracle();
 
 	@Test
 	void t01ThreeJvmsOfFourThreadsNeverOverlap() throws Exception {

@@ -2,6 +2,8 @@ package io.distlock.faults;
 
 import java.util.List;
 
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -15,8 +17,15 @@ import io.distlock.test.redis.RedisServer;
  * <li>a fenced resource: a write is accepted only with a token larger than every token it
  * accepted before, so a stale holder's write is rejected.</li>
  * </ul>
+ * Its server starts with it. A test class that shares one across its tests registers it as an
+ * extension, which closes it after the class:
+ *
+ * <pre class="code">
+ * &#64;RegisterExtension
+ * static final Oracle oracle = new Oracle();
+ * </pre>
  */
-final class Oracle implements AutoCloseable {
+final class Oracle implements AutoCloseable, AfterAllCallback {
 
 	private static final RedisScript<Long> ENTER = RedisScript.of(
 			"if redis.call('setnx', KEYS[1], ARGV[1]) == 1 then return 1 end "
@@ -71,6 +80,11 @@ final class Oracle implements AutoCloseable {
 	@Override
 	public void close() {
 		this.server.close();
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
 	}
 
 }

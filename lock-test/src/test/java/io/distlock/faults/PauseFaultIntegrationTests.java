@@ -11,8 +11,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,17 +44,8 @@ class PauseFaultIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static Oracle oracle;
-
-	@BeforeAll
-	static void start() {
-		oracle = new Oracle();
-	}
-
-	@AfterAll
-	static void stop() {
-		oracle.close();
-	}
+	@RegisterExtension
+	static final Oracle oracle = new Oracle();
 
 	@Test
 	void t14APausedHoldersLateWriteIsRejectedByTheFence() throws Exception {
