@@ -20,8 +20,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockAcquisitionException;
-import io.distlock.redis.RedisLockRegistry;
 import io.distlock.detector.HandoffLatency;
+import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.network.FaultProxy;
 import io.distlock.test.redis.LoopbackConnectionFactories;
 import io.distlock.test.redis.RedisServerExtension;

@@ -21,8 +21,8 @@ import io.distlock.core.LockKeyException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
-import io.distlock.detector.Workers;
 import io.distlock.detector.HandoffLatency;
+import io.distlock.detector.Workers;
 import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.registry.LockRegistries;
 
