@@ -1,10 +1,5 @@
 package io.distlock.autoconfigure;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +30,7 @@ class ActuatorIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final HttpClient http = HttpClient.newHttpClient();
+	private final ActuatorClient actuator = new ActuatorClient();
 
 	@Test
 	void metersEndpointAndHealthDescribeTheLocks() throws Exception {
@@ -45,10 +40,10 @@ class ActuatorIntegrationTests {
 			reports.quick("daily");
 			reports.quick("weekly");
 
-			assertThat(get(base + "/actuator/metrics/distlock.acquire")).contains("\"name\":\"distlock.acquire\"")
+			assertThat(this.actuator.get(base + "/actuator/metrics/distlock.acquire")).contains("\"name\":\"distlock.acquire\"")
 				.contains("\"statistic\":\"COUNT\",\"value\":2.0")
 				.contains("Reports.quick");
-			assertThat(get(base + "/actuator/prometheus"))
+			assertThat(this.actuator.get(base + "/actuator/prometheus"))
 				.contains("distlock_acquire_seconds_count{lock_name=\"Reports.quick\",outcome=\"acquired\"} 2")
 				.contains("distlock_release_total{lock_name=\"Reports.quick\",outcome=\"released\"} 2.0")
 				// The evaluated keys never become tags.
@@ -57,7 +52,7 @@ class ActuatorIntegrationTests {
 			CountDownLatch release = new CountDownLatch(1);
 			CompletableFuture<Void> holding = CompletableFuture.runAsync(() -> reports.slow("monthly", release));
 			awaitHeld(base);
-			String locks = get(base + "/actuator/locks");
+			String locks = this.actuator.get(base + "/actuator/locks");
 			assertThat(locks).contains("\"name\":\"Reports.slow\"")
 				.contains("\"method\":\"Reports.slow(String, CountDownLatch)\"")
 				.contains("\"keys\":[\"'report:' + #name\"]")
@@ -67,7 +62,7 @@ class ActuatorIntegrationTests {
 			release.countDown();
 			holding.get(10, TimeUnit.SECONDS);
 
-			assertThat(get(base + "/actuator/health/distlock")).contains("\"status\":\"UP\"")
+			assertThat(this.actuator.get(base + "/actuator/health/distlock")).contains("\"status\":\"UP\"")
 				.contains("\"held\":0");
 		}
 	}
@@ -80,7 +75,7 @@ class ActuatorIntegrationTests {
 			CountDownLatch release = new CountDownLatch(1);
 			CompletableFuture<Void> holding = CompletableFuture.runAsync(() -> reports.slow("yearly", release));
 			awaitHeld(base);
-			assertThat(get(base + "/actuator/locks")).contains("\"key\":\"report:yearly\"");
+			assertThat(this.actuator.get(base + "/actuator/locks")).contains("\"key\":\"report:yearly\"");
 			release.countDown();
 			holding.get(10, TimeUnit.SECONDS);
 		}
@@ -97,20 +92,12 @@ class ActuatorIntegrationTests {
 
 	private void awaitHeld(String base) throws Exception {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (!get(base + "/actuator/locks").contains("\"held\":[{")) {
+		while (!this.actuator.get(base + "/actuator/locks").contains("\"held\":[{")) {
 			if (System.nanoTime() > deadline) {
 				throw new AssertionError("No lock appeared at /actuator/locks");
 			}
 			Thread.sleep(20);
 		}
-	}
-
-	private String get(String url) throws Exception {
-		HttpResponse<String> response = this.http.send(
-				HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-				HttpResponse.BodyHandlers.ofString());
-		assertThat(response.statusCode()).as(url).isEqualTo(200);
-		return response.body();
 	}
 
 	@SpringBootConfiguration

@@ -5,13 +5,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ObjLongConsumer;
 
@@ -195,31 +190,7 @@ class ComposedAnnotationIntegrationTests {
 	private int reserveOnTwoInstances(ObjLongConsumer<Stock> reserve) throws Exception {
 		StringRedisTemplate template = redis.server().template();
 		template.opsForValue().set(Stock.reservedKey(7), "0");
-		List<Exception> failures = new ArrayList<>();
-		runner().run((first) -> runner().run((second) -> {
-			ExecutorService executor = Executors.newFixedThreadPool(2 * THREADS);
-			try {
-				List<Future<?>> workers = new ArrayList<>();
-				for (int t = 0; t < 2 * THREADS; t++) {
-					Stock stock = ((t % 2 == 0) ? first : second).getBean(Stock.class);
-					workers.add(executor.submit(() -> {
-						for (int i = 0; i < INCREMENTS; i++) {
-							reserve.accept(stock, 7);
-						}
-					}));
-				}
-				for (Future<?> worker : workers) {
-					worker.get(90, TimeUnit.SECONDS);
-				}
-			}
-			catch (Exception ex) {
-				failures.add(ex);
-			}
-			finally {
-				executor.shutdownNow();
-			}
-		}));
-		assertThat(failures).isEmpty();
+		TwoInstances.callConcurrently(runner(), Stock.class, THREADS, INCREMENTS, (stock) -> reserve.accept(stock, 7));
 		return Integer.parseInt(template.opsForValue().get(Stock.reservedKey(7)));
 	}
 

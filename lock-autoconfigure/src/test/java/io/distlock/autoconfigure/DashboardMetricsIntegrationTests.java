@@ -1,10 +1,6 @@
 package io.distlock.autoconfigure;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,7 +47,7 @@ class DashboardMetricsIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final HttpClient http = HttpClient.newHttpClient();
+	private final ActuatorClient actuator = new ActuatorClient();
 
 	@Test
 	void everyMetricTheDashboardAndTheAlertsQueryIsProduced() throws Exception {
@@ -64,7 +60,7 @@ class DashboardMetricsIntegrationTests {
 
 		try (ConfigurableApplicationContext context = start()) {
 			runScenario(context);
-			String scrape = get("http://localhost:" + context.getEnvironment().getProperty("local.server.port")
+			String scrape = this.actuator.get("http://localhost:" + context.getEnvironment().getProperty("local.server.port")
 					+ "/actuator/prometheus");
 			Set<String> exposed = exposedNames(scrape);
 			assertThat(queried).allSatisfy((name) -> assertThat(exposed).as("exposed metric names").contains(name));
@@ -127,14 +123,6 @@ class DashboardMetricsIntegrationTests {
 				"spring.data.redis.port=" + redis.server().port(), "distlock.lease-time=300ms",
 				"management.endpoints.web.exposure.include=prometheus", "spring.main.banner-mode=off")
 			.run();
-	}
-
-	private String get(String url) throws Exception {
-		HttpResponse<String> response = this.http.send(
-				HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-				HttpResponse.BodyHandlers.ofString());
-		assertThat(response.statusCode()).as(url).isEqualTo(200);
-		return response.body();
 	}
 
 	@SpringBootConfiguration

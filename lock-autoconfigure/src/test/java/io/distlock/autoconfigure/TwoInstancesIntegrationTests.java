@@ -1,11 +1,5 @@
 package io.distlock.autoconfigure;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
@@ -47,33 +41,8 @@ class TwoInstancesIntegrationTests {
 	private int runOnTwoInstances(Consumer<SharedCounter> increment) throws Exception {
 		StringRedisTemplate template = redis.server().template();
 		template.opsForValue().set(SharedCounter.KEY, "0");
-		List<Exception> failures = new ArrayList<>();
-		DistlockRunners.withRedis(redis.server()).withBean(SharedCounter.class).run((first) -> {
-			DistlockRunners.withRedis(redis.server()).withBean(SharedCounter.class).run((second) -> {
-				ExecutorService executor = Executors.newFixedThreadPool(2 * THREADS);
-				try {
-					List<Future<?>> workers = new ArrayList<>();
-					for (int t = 0; t < 2 * THREADS; t++) {
-						SharedCounter counter = ((t % 2 == 0) ? first : second).getBean(SharedCounter.class);
-						workers.add(executor.submit(() -> {
-							for (int i = 0; i < INCREMENTS; i++) {
-								increment.accept(counter);
-							}
-						}));
-					}
-					for (Future<?> worker : workers) {
-						worker.get(90, TimeUnit.SECONDS);
-					}
-				}
-				catch (Exception ex) {
-					failures.add(ex);
-				}
-				finally {
-					executor.shutdownNow();
-				}
-			});
-		});
-		assertThat(failures).isEmpty();
+		TwoInstances.callConcurrently(DistlockRunners.withRedis(redis.server()).withBean(SharedCounter.class),
+				SharedCounter.class, THREADS, INCREMENTS, increment);
 		return Integer.parseInt(template.opsForValue().get(SharedCounter.KEY));
 	}
 

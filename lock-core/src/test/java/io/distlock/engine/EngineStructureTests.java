@@ -31,12 +31,13 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class EngineStructureTests {
 
+	private static final String ENGINE = EngineStructureTests.class.getPackageName();
+
 	@Test
 	void engineClassesHaveNoTypeReferenceCycles() {
-		JavaClasses engine = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-			.importPackages(EngineStructureTests.class.getPackageName());
+		JavaClasses engine = engineClasses();
 		assertThat(engine).as("the engine's classes").hasSizeGreaterThan(20);
-		noCyclesAmongClassesOf(EngineStructureTests.class.getPackageName()).check(engine);
+		noCyclesAmongClassesOf(ENGINE).check(engine);
 	}
 
 	@Test
@@ -52,9 +53,8 @@ class EngineStructureTests {
 
 	@Test
 	void onlyTheDisplayFieldsReadTheWallClock() {
-		JavaClasses engine = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-			.importPackages(EngineStructureTests.class.getPackageName());
-		noWallClockReadsIn(EngineStructureTests.class.getPackageName()).check(engine);
+		JavaClasses engine = engineClasses();
+		noWallClockReadsIn(ENGINE).check(engine);
 	}
 
 	@Test
@@ -65,6 +65,12 @@ class EngineStructureTests {
 		assertThatExceptionOfType(AssertionError.class)
 			.isThrownBy(() -> noWallClockReadsIn(fixture).check(reader))
 			.withMessageContaining("currentTimeMillis");
+	}
+
+	/** The engine's main classes: the package of this test, without its tests and fixtures. */
+	private static JavaClasses engineClasses() {
+		return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+			.importPackages(ENGINE);
 	}
 
 	/**

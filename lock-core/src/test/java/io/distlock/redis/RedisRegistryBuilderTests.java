@@ -5,10 +5,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.distlock.core.InvalidRegistryOptionException;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static io.distlock.redis.InvalidOptionAssertions.assertRefusedNaming;
 
 /**
  * The options every registry on Redis shares are checked once, by the builder, naming the
@@ -21,53 +18,39 @@ class RedisRegistryBuilderTests {
 
 	@Test
 	void aRenewalIntervalBelowTheFloorIsRefused() {
-		assertThatExceptionOfType(InvalidRegistryOptionException.class)
-			.isThrownBy(() -> builder().leaseTime(Duration.ofSeconds(1)).renewalInterval(Duration.ofMillis(5)).build())
-			.withMessage("renewalInterval must be at least 10ms but was 'PT0.005S'")
-			.satisfies((ex) -> assertThat(ex.getOption()).isEqualTo("renewalInterval"));
-		assertThatExceptionOfType(InvalidRegistryOptionException.class)
-			.isThrownBy(() -> builder().renewalInterval(Duration.ZERO).build())
+		assertRefusedNaming("renewalInterval", () -> builder().leaseTime(Duration.ofSeconds(1)).renewalInterval(Duration.ofMillis(5)).build())
+			.withMessage("renewalInterval must be at least 10ms but was 'PT0.005S'");
+		assertRefusedNaming("renewalInterval", () -> builder().renewalInterval(Duration.ZERO).build())
 			.withMessage("renewalInterval must be positive but was 'PT0S'");
 	}
 
 	@Test
 	void aRenewalIntervalThatCannotBeRetriedWithinTheLeaseIsRefused() {
-		assertThatExceptionOfType(InvalidRegistryOptionException.class)
-			.isThrownBy(() -> builder().leaseTime(Duration.ofSeconds(1)).renewalInterval(Duration.ofMillis(501)).build())
+		assertRefusedNaming("renewalInterval", () -> builder().leaseTime(Duration.ofSeconds(1)).renewalInterval(Duration.ofMillis(501)).build())
 			.withMessage("renewalInterval 'PT0.501S' must be at most half of leaseTime 'PT1S' so that one failed "
-					+ "renewal can be retried before the lease expires")
-			.satisfies((ex) -> assertThat(ex.getOption()).isEqualTo("renewalInterval"));
+					+ "renewal can be retried before the lease expires");
 	}
 
 	@Test
 	void aLeaseTooShortForTheWatchdogIsRefusedWhenTheRenewalIntervalIsDerived() {
-		assertThatExceptionOfType(InvalidRegistryOptionException.class)
-			.isThrownBy(() -> builder().leaseTime(Duration.ofMillis(20)).build())
-			.withMessageStartingWith("leaseTime must be at least 30ms but was 'PT0.02S': the watchdog renews")
-			.satisfies((ex) -> assertThat(ex.getOption()).isEqualTo("leaseTime"));
+		assertRefusedNaming("leaseTime", () -> builder().leaseTime(Duration.ofMillis(20)).build())
+			.withMessageStartingWith("leaseTime must be at least 30ms but was 'PT0.02S': the watchdog renews");
 	}
 
 	@Test
 	void aLeaseBelowTheMinimumIsNamedBeforeItsOwnRenewalIntervalIsJudged() {
-		assertThatExceptionOfType(InvalidRegistryOptionException.class)
-			.isThrownBy(() -> builder().leaseTime(Duration.ofMillis(5)).renewalInterval(Duration.ofMillis(10)).build())
-			.withMessageStartingWith("leaseTime must be at least 10ms but was 'PT0.005S': Redis expires keys")
-			.satisfies((ex) -> assertThat(ex.getOption()).isEqualTo("leaseTime"));
+		assertRefusedNaming("leaseTime", () -> builder().leaseTime(Duration.ofMillis(5)).renewalInterval(Duration.ofMillis(10)).build())
+			.withMessageStartingWith("leaseTime must be at least 10ms but was 'PT0.005S': Redis expires keys");
 	}
 
 	@Test
 	void localHandoffLimitsOutOfRangeAreRefused() {
-		assertThatExceptionOfType(InvalidRegistryOptionException.class)
-			.isThrownBy(() -> builder().localHandoff(1001, Duration.ofMillis(50)))
-			.withMessage("maxLocalHandoffs must be between 0 and 1000 but was '1001'")
-			.satisfies((ex) -> assertThat(ex.getOption()).isEqualTo("maxLocalHandoffs"));
-		assertThatExceptionOfType(InvalidRegistryOptionException.class)
-			.isThrownBy(() -> builder().localHandoff(-1, Duration.ofMillis(50)))
+		assertRefusedNaming("maxLocalHandoffs", () -> builder().localHandoff(1001, Duration.ofMillis(50)))
+			.withMessage("maxLocalHandoffs must be between 0 and 1000 but was '1001'");
+		assertRefusedNaming("maxLocalHandoffs", () -> builder().localHandoff(-1, Duration.ofMillis(50)))
 			.withMessage("maxLocalHandoffs must be between 0 and 1000 but was '-1'");
-		assertThatExceptionOfType(InvalidRegistryOptionException.class)
-			.isThrownBy(() -> builder().localHandoff(16, Duration.ZERO))
-			.withMessage("maxLocalHandoffTime must be positive but was 'PT0S'")
-			.satisfies((ex) -> assertThat(ex.getOption()).isEqualTo("maxLocalHandoffTime"));
+		assertRefusedNaming("maxLocalHandoffTime", () -> builder().localHandoff(16, Duration.ZERO))
+			.withMessage("maxLocalHandoffTime must be positive but was 'PT0S'");
 	}
 
 	private RedisLockRegistry.Builder builder() {

@@ -89,32 +89,33 @@ class DistributedLockCoroutineIntegrationTests {
 		}
 	}
 
-	@Test
-	fun suspendFunctionsExcludeEachOtherAcrossTwoInstances() = withTwoInstances { one, two ->
+	/**
+	 * Call both instances at once, [times] calls each, every call incrementing one shared
+	 * [Counter], and return the counter's final value: exact only if the calls excluded each other.
+	 */
+	private fun callConcurrently(one: Stock, two: Stock, times: Int, call: suspend (Stock, Counter) -> Unit): Int {
 		val counter = Counter()
 		runBlocking(Dispatchers.Default) {
 			coroutineScope {
-				repeat(100) {
-					launch { one.increment(counter, "suspend") }
-					launch { two.increment(counter, "suspend") }
+				repeat(times) {
+					launch { call(one, counter) }
+					launch { call(two, counter) }
 				}
 			}
 		}
-		assertThat(counter.value).isEqualTo(200)
+		return counter.value
+	}
+
+	@Test
+	fun suspendFunctionsExcludeEachOtherAcrossTwoInstances() = withTwoInstances { one, two ->
+		assertThat(callConcurrently(one, two, 100) { stock, counter -> stock.increment(counter, "suspend") })
+			.isEqualTo(200)
 	}
 
 	@Test
 	fun aComposedAnnotationOnSuspendFunctionsExcludesAcrossTwoInstances() = withTwoInstances { one, two ->
-		val counter = Counter()
-		runBlocking(Dispatchers.Default) {
-			coroutineScope {
-				repeat(100) {
-					launch { one.incrementComposed(counter, "composed") }
-					launch { two.incrementComposed(counter, "composed") }
-				}
-			}
-		}
-		assertThat(counter.value).isEqualTo(200)
+		assertThat(callConcurrently(one, two, 100) { stock, counter -> stock.incrementComposed(counter, "composed") })
+			.isEqualTo(200)
 	}
 
 	@Test
@@ -124,44 +125,20 @@ class DistributedLockCoroutineIntegrationTests {
 
 	@Test
 	fun negativeControlTheSameSuspendFunctionWithoutTheAnnotationLosesUpdates() = withTwoInstances { one, two ->
-		val counter = Counter()
-		runBlocking(Dispatchers.Default) {
-			coroutineScope {
-				repeat(100) {
-					launch { one.incrementUnlocked(counter) }
-					launch { two.incrementUnlocked(counter) }
-				}
-			}
-		}
-		assertThat(counter.value).isLessThan(200)
+		assertThat(callConcurrently(one, two, 100) { stock, counter -> stock.incrementUnlocked(counter) })
+			.isLessThan(200)
 	}
 
 	@Test
 	fun flowFunctionsExcludeEachOtherAcrossTwoInstances() = withTwoInstances { one, two ->
-		val counter = Counter()
-		runBlocking(Dispatchers.Default) {
-			coroutineScope {
-				repeat(50) {
-					launch { one.incrementThrice(counter, "flow").toList() }
-					launch { two.incrementThrice(counter, "flow").toList() }
-				}
-			}
-		}
-		assertThat(counter.value).isEqualTo(300)
+		assertThat(callConcurrently(one, two, 50) { stock, counter -> stock.incrementThrice(counter, "flow").toList() })
+			.isEqualTo(300)
 	}
 
 	@Test
 	fun negativeControlTheSameFlowWithoutTheAnnotationLosesUpdates() = withTwoInstances { one, two ->
-		val counter = Counter()
-		runBlocking(Dispatchers.Default) {
-			coroutineScope {
-				repeat(50) {
-					launch { one.incrementThriceUnlocked(counter).toList() }
-					launch { two.incrementThriceUnlocked(counter).toList() }
-				}
-			}
-		}
-		assertThat(counter.value).isLessThan(300)
+		assertThat(callConcurrently(one, two, 50) { stock, counter -> stock.incrementThriceUnlocked(counter).toList() })
+			.isLessThan(300)
 	}
 
 	@Test

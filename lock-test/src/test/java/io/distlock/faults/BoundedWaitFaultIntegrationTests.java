@@ -6,14 +6,13 @@ import java.util.UUID;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockLease;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.network.FaultProxy;
+import io.distlock.test.redis.LoopbackConnectionFactories;
 import io.distlock.test.redis.RedisServer;
 import io.distlock.test.report.FaultReport;
 
@@ -85,7 +84,7 @@ class BoundedWaitFaultIntegrationTests {
 	@Test
 	void t36AWaitTimeBoundsTheCallWhenTheNetworkSwallowsTraffic() {
 		try (RedisServer redis = RedisServer.start(); FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
-			LettuceConnectionFactory factory = proxied(proxy);
+			LettuceConnectionFactory factory = LoopbackConnectionFactories.start(proxy.port(), DRIVER_TIMEOUT);
 			try (RedisLockRegistry registry = RedisLockRegistry.builder(factory).build()) {
 				warmUp(registry);
 				proxy.mode(FaultProxy.Mode.BLACKHOLE);
@@ -136,14 +135,5 @@ class BoundedWaitFaultIntegrationTests {
 		});
 	}
 
-	private static LettuceConnectionFactory proxied(FaultProxy proxy) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()), LettuceClientConfiguration.builder()
-					.commandTimeout(DRIVER_TIMEOUT)
-					.build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
-	}
 
 }

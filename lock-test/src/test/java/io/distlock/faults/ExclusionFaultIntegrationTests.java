@@ -11,18 +11,17 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
 import io.distlock.detector.Workers;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.WitnessWorkerMain;
-import io.distlock.test.redis.RedisServer;
+import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,21 +34,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(300)
 class ExclusionFaultIntegrationTests {
 
-	private static RedisServer redis;
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static Oracle oracle;
-
-	@BeforeAll
-	static void start() {
-		redis = RedisServer.start();
-		oracle = new Oracle();
-	}
-
-	@AfterAll
-	static void stop() {
-		oracle.close();
-		redis.close();
-	}
+	@RegisterExtension
+	static final Oracle oracle = new Oracle();
 
 	@Test
 	void t01ThreeJvmsOfFourThreadsNeverOverlap() throws Exception {
@@ -92,7 +81,7 @@ class ExclusionFaultIntegrationTests {
 
 	@Test
 	void t02ManyKeysLeaveNoStateAndNoChannels() throws Exception {
-		RedisLockRegistry registry = new RedisLockRegistry(redis.connectionFactory());
+		RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory());
 		List<String> keys = new ArrayList<>();
 		for (int i = 0; i < 50; i++) {
 			keys.add("many:" + UUID.randomUUID());
@@ -122,9 +111,9 @@ class ExclusionFaultIntegrationTests {
 		assertThat(operations).hasValue(20_000);
 		assertThat(registry.localKeyCount()).isZero();
 		registry.close();
-		assertThat(redis.command("PUBSUB", "CHANNELS")).isEqualTo("*0");
+		assertThat(redis.server().command("PUBSUB", "CHANNELS")).isEqualTo("*0");
 		for (String key : keys) {
-			assertThat(redis.template().hasKey("distlock:{" + key + "}")).isFalse();
+			assertThat(redis.server().template().hasKey("distlock:{" + key + "}")).isFalse();
 		}
 		FaultReport.row("T02", "none: 16 threads, 50 keys, 20,000 operations", "no leftovers",
 				"0 violations; 0 local entries, 0 lock keys and 0 channels after close");
@@ -136,7 +125,7 @@ class ExclusionFaultIntegrationTests {
 		List<ChildJvm> jvms = new ArrayList<>();
 		try {
 			for (int i = 0; i < 3; i++) {
-				jvms.add(ChildJvm.start(WitnessWorkerMain.class, Integer.toString(redis.port()),
+				jvms.add(ChildJvm.start(WitnessWorkerMain.class, Integer.toString(redis.server().port()),
 						Integer.toString(oracle.port()), key, "4", Integer.toString(grantsPerThread), mode));
 			}
 			for (ChildJvm jvm : jvms) {

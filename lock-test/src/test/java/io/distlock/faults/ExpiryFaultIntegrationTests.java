@@ -7,11 +7,10 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
@@ -19,7 +18,7 @@ import io.distlock.core.LockRequest;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.LockHolderMain;
-import io.distlock.test.redis.RedisServer;
+import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,32 +32,23 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @Timeout(300)
 class ExpiryFaultIntegrationTests {
 
-	private static RedisServer redis;
-
-	@BeforeAll
-	static void start() {
-		redis = RedisServer.start();
-	}
-
-	@AfterAll
-	static void stop() {
-		redis.close();
-	}
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@Test
 	void t03AKilledHolderBlocksOthersAtMostForItsLease() throws Exception {
 		long lease = 2_000;
 		List<Long> blocked = new ArrayList<>();
-		try (RedisLockRegistry waiter = new RedisLockRegistry(redis.connectionFactory())) {
+		try (RedisLockRegistry waiter = new RedisLockRegistry(redis.server().connectionFactory())) {
 			for (int run = 0; run < 10; run++) {
 				String key = "t03:" + UUID.randomUUID();
-				try (ChildJvm holder = ChildJvm.start(LockHolderMain.class, Integer.toString(redis.port()), key,
+				try (ChildJvm holder = ChildJvm.start(LockHolderMain.class, Integer.toString(redis.server().port()), key,
 						Long.toString(lease))) {
 					holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS);
 					Thread.sleep(1_000);
 					// What the key had left when asked, just before the kill: no waiter may get it sooner.
 					long askedAt = System.nanoTime();
-					long ttl = redis.template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
+					long ttl = redis.server().template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
 					assertThat(ttl).as("the holder's key before the kill").isPositive();
 					holder.kill();
 					long killedAt = System.nanoTime();
@@ -84,8 +74,8 @@ class ExpiryFaultIntegrationTests {
 	@Test
 	void t04AStaleUnlockNeverDeletesTheSuccessorsLock() throws Exception {
 		int runs = 100;
-		try (RedisLockRegistry first = new RedisLockRegistry(redis.connectionFactory());
-				RedisLockRegistry second = new RedisLockRegistry(redis.connectionFactory())) {
+		try (RedisLockRegistry first = new RedisLockRegistry(redis.server().connectionFactory());
+				RedisLockRegistry second = new RedisLockRegistry(redis.server().connectionFactory())) {
 			for (int run = 0; run < runs; run++) {
 				String key = "t04:" + UUID.randomUUID();
 				LockLease stale = first.acquire(LockRequest.of(key).leaseTime(Duration.ofMillis(100)));
@@ -96,9 +86,9 @@ class ExpiryFaultIntegrationTests {
 				long start = System.nanoTime();
 				assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
 				assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(500);
-				assertThat(redis.template().opsForValue().get("distlock:{" + key + "}")).startsWith(
+				assertThat(redis.server().template().opsForValue().get("distlock:{" + key + "}")).startsWith(
 						second.getSettings().instanceId());
-				assertThat(redis.template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS)).isPositive();
+				assertThat(redis.server().template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS)).isPositive();
 				successor.release();
 			}
 		}
@@ -108,9 +98,9 @@ class ExpiryFaultIntegrationTests {
 
 	@Test
 	void t05AStaleRenewalNeverResurrectsOrSteals() throws Exception {
-		try (RedisLockRegistry first = RedisLockRegistry.builder(redis.connectionFactory())
+		try (RedisLockRegistry first = RedisLockRegistry.builder(redis.server().connectionFactory())
 			.leaseTime(Duration.ofMillis(600))
-			.build(); RedisLockRegistry second = new RedisLockRegistry(redis.connectionFactory())) {
+			.build(); RedisLockRegistry second = new RedisLockRegistry(redis.server().connectionFactory())) {
 			// With a successor holding: the stale holder's renewal must not touch its lease.
 			String key = "t05:" + UUID.randomUUID();
 			// The key is free: the wait only absorbs a first reply that comes back too late to
@@ -118,13 +108,13 @@ class ExpiryFaultIntegrationTests {
 			LockLease stale = first.acquire(key, Duration.ofSeconds(5));
 			CountDownLatch lost = new CountDownLatch(1);
 			stale.onLost((ex) -> lost.countDown());
-			redis.command("PEXPIRE", "distlock:{" + key + "}", "1");
+			redis.server().command("PEXPIRE", "distlock:{" + key + "}", "1");
 			LockLease successor = second.acquire(key, Duration.ofSeconds(1));
-			long ttlBefore = redis.template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
+			long ttlBefore = redis.server().template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
 			assertThat(lost.await(2, TimeUnit.SECONDS)).as("the stale holder is told").isTrue();
-			long ttlAfter = redis.template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
+			long ttlAfter = redis.server().template().getExpire("distlock:{" + key + "}", TimeUnit.MILLISECONDS);
 			assertThat(ttlAfter).isBetween(ttlBefore - 1_000, ttlBefore);
-			assertThat(redis.template().opsForValue().get("distlock:{" + key + "}"))
+			assertThat(redis.server().template().opsForValue().get("distlock:{" + key + "}"))
 				.startsWith(second.getSettings().instanceId());
 			successor.release();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
@@ -134,9 +124,9 @@ class ExpiryFaultIntegrationTests {
 			LockLease orphan = first.acquire(alone, Duration.ZERO);
 			CountDownLatch orphanLost = new CountDownLatch(1);
 			orphan.onLost((ex) -> orphanLost.countDown());
-			redis.command("PEXPIRE", "distlock:{" + alone + "}", "1");
+			redis.server().command("PEXPIRE", "distlock:{" + alone + "}", "1");
 			assertThat(orphanLost.await(2, TimeUnit.SECONDS)).isTrue();
-			assertThat(redis.template().hasKey("distlock:{" + alone + "}")).isFalse();
+			assertThat(redis.server().template().hasKey("distlock:{" + alone + "}")).isFalse();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(orphan::release);
 		}
 		FaultReport.row("T05", "lease expired early; renewal after it",

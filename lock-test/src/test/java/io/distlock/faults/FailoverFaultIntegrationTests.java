@@ -4,11 +4,10 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
@@ -37,17 +36,8 @@ class FailoverFaultIntegrationTests {
 
 	private static final int RUNS = 5;
 
-	private static Oracle oracle;
-
-	@BeforeAll
-	static void start() {
-		oracle = new Oracle();
-	}
-
-	@AfterAll
-	static void stop() {
-		oracle.close();
-	}
+	@RegisterExtension
+	static final Oracle oracle = new Oracle();
 
 	@Test
 	void t21AfterFailoverToAStaleReplicaTwoHoldTheLockAndTheFenceRejectsTheFirst() throws Exception {

@@ -5,14 +5,11 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.LockAcquisitionException;
@@ -22,7 +19,8 @@ import io.distlock.detector.LeaseDeadline;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.network.FaultProxy;
-import io.distlock.test.redis.RedisServer;
+import io.distlock.test.redis.LoopbackConnectionFactories;
+import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,17 +39,8 @@ class LateReplyFaultIntegrationTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(1);
 
-	private static RedisServer redis;
-
-	@BeforeAll
-	static void start() {
-		redis = RedisServer.start();
-	}
-
-	@AfterAll
-	static void stop() {
-		redis.close();
-	}
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@Test
 	void t16AReplyLaterThanTheLeaseIsNotAnAcquisition() throws Exception {
@@ -73,7 +62,7 @@ class LateReplyFaultIntegrationTests {
 			// The give-back follows the acquisition on the same connection, so it reaches Redis
 			// after it: the key goes long before its lease would have ended it.
 			await().atMost(Duration.ofSeconds(5))
-				.until(() -> ":0".equals(redis.command("EXISTS", "distlock:{" + key + "}")));
+				.until(() -> ":0".equals(redis.server().command("EXISTS", "distlock:{" + key + "}")));
 			FaultReport.row("T16 late", "reply after 1.2 L (lease 1 s, wait 1 s)",
 					"not an acquisition: the caller stops waiting at its wait time; Redis applied it and the client gives it back (compare-delete)",
 					"failed after " + tookMillis + " ms; key absent once the reply arrived");
@@ -123,12 +112,8 @@ class LateReplyFaultIntegrationTests {
 	}
 
 	private static void withSlowRegistry(SlowRegistryTest test) throws Exception {
-		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(
-					new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
-			factory.afterPropertiesSet();
-			factory.start();
+		try (FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port())) {
+			LettuceConnectionFactory factory = LoopbackConnectionFactories.start(proxy.port(), Duration.ofSeconds(10));
 			try (RedisLockRegistry registry = RedisLockRegistry.builder(factory).leaseTime(LEASE).build()) {
 				// Connect and load the scripts before the latency: only the acquisition is slow.
 				registry.acquire("t16-warm-up", Duration.ZERO).release();
@@ -148,7 +133,7 @@ class LateReplyFaultIntegrationTests {
 		Thread watcher = new Thread(() -> {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
 			while (!seen.get() && System.nanoTime() < deadline) {
-				if (":1".equals(redis.command("EXISTS", "distlock:{" + key + "}"))) {
+				if (":1".equals(redis.server().command("EXISTS", "distlock:{" + key + "}"))) {
 					seen.set(true);
 				}
 			}

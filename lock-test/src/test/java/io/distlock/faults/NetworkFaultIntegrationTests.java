@@ -11,22 +11,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockAcquisitionException;
-import io.distlock.core.LockLease;
+import io.distlock.detector.HandoffLatency;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.network.FaultProxy;
-import io.distlock.test.redis.RedisServer;
+import io.distlock.test.redis.LoopbackConnectionFactories;
+import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,25 +40,16 @@ import static org.awaitility.Awaitility.await;
 @Timeout(600)
 class NetworkFaultIntegrationTests {
 
-	private static RedisServer redis;
-
-	@BeforeAll
-	static void start() {
-		redis = RedisServer.start();
-	}
-
-	@AfterAll
-	static void stop() {
-		redis.close();
-	}
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@Test
 	void t17AnAcquisitionWhoseReplyIsLostIsNeverReportedAndIsGivenBack() throws Exception {
 		int runs = 50;
 		int withinASecond = 0;
 		long slowest = 0;
-		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
-			LettuceConnectionFactory factory = proxied(proxy, Duration.ofMillis(200));
+		try (FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port())) {
+			LettuceConnectionFactory factory = LoopbackConnectionFactories.start(proxy.port(), Duration.ofMillis(200));
 			try (RedisLockRegistry registry = RedisLockRegistry.builder(factory).leaseTime(Duration.ofSeconds(5)).build()) {
 				for (int run = 0; run < runs; run++) {
 					proxy.mode(FaultProxy.Mode.PASS);
@@ -81,12 +70,12 @@ class NetworkFaultIntegrationTests {
 					long failedAt = System.nanoTime();
 					proxy.mode(FaultProxy.Mode.RESET);
 					proxy.mode(FaultProxy.Mode.PASS);
-					while (Boolean.TRUE.equals(redis.template().hasKey("distlock:{" + key + "}"))
+					while (Boolean.TRUE.equals(redis.server().template().hasKey("distlock:{" + key + "}"))
 							&& System.nanoTime() - failedAt < TimeUnit.SECONDS.toNanos(5)) {
 						Thread.sleep(5);
 					}
 					long freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failedAt);
-					assertThat(redis.template().hasKey("distlock:{" + key + "}")).as("freed within the lease").isFalse();
+					assertThat(redis.server().template().hasKey("distlock:{" + key + "}")).as("freed within the lease").isFalse();
 					slowest = Math.max(slowest, freedAfter);
 					if (freedAfter <= 1_000) {
 						withinASecond++;
@@ -113,12 +102,12 @@ class NetworkFaultIntegrationTests {
 		List<Long> sideLatencies = new ArrayList<>();
 		AtomicInteger mostClients = new AtomicInteger();
 		ExecutorService executor = Executors.newFixedThreadPool(65);
-		try (RedisLockRegistry registry = new RedisLockRegistry(redis.connectionFactory())) {
+		try (RedisLockRegistry registry = new RedisLockRegistry(redis.server().connectionFactory())) {
 			int clientsBefore = connectedClients();
 			Future<?> side = executor.submit(() -> {
 				while (running.get()) {
 					long start = System.nanoTime();
-					redis.template().opsForValue().get("side");
+					redis.server().template().opsForValue().get("side");
 					sideLatencies.add(System.nanoTime() - start);
 					mostClients.accumulateAndGet(connectedClients(), Math::max);
 					Thread.sleep(10);
@@ -176,7 +165,7 @@ class NetworkFaultIntegrationTests {
 	}
 
 	private static int connectedClients() {
-		java.util.Properties clients = redis.template()
+		java.util.Properties clients = redis.server().template()
 			.execute((org.springframework.data.redis.core.RedisCallback<java.util.Properties>) (connection) -> connection
 				.serverCommands()
 				.info("clients"));
@@ -185,33 +174,18 @@ class NetworkFaultIntegrationTests {
 
 	@Test
 	void t19AWaiterWithASlowNotificationStillAcquiresSoonAfterTheRelease() throws Exception {
-		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
-			LettuceConnectionFactory slow = proxied(proxy, Duration.ofSeconds(2));
-			try (RedisLockRegistry holder = new RedisLockRegistry(redis.connectionFactory());
+		try (FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port())) {
+			LettuceConnectionFactory slow = LoopbackConnectionFactories.start(proxy.port(), Duration.ofSeconds(2));
+			try (RedisLockRegistry holder = new RedisLockRegistry(redis.server().connectionFactory());
 					RedisLockRegistry waiter = new RedisLockRegistry(slow)) {
 				String key = "t19:" + UUID.randomUUID();
-				LockLease lease = holder.acquire(key, Duration.ZERO);
 				proxy.latency(Duration.ofMillis(200));
-				ExecutorService executor = Executors.newSingleThreadExecutor();
-				try {
-					Future<Long> acquiredAt = executor.submit(() -> {
-						try (LockLease next = waiter.acquire(key, Duration.ofSeconds(30))) {
-							return System.nanoTime();
-						}
-					});
-					Thread.sleep(1_500);
-					long releasedAt = System.nanoTime();
-					lease.release();
-					long after = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(30, TimeUnit.SECONDS) - releasedAt);
-					// At most one retry interval (1 s) and a few 400 ms round trips, far from the 30 s wait.
-					assertThat(after).isLessThanOrEqualTo(1_000 + 4 * 400);
-					FaultReport.row("T19", "200 ms latency each way on the waiter's connections",
-							"the waiter acquires soon after the release, not at its timeout",
-							"acquired " + after + " ms after the release (round trip 400 ms, wait time 30 s)");
-				}
-				finally {
-					executor.shutdownNow();
-				}
+				long after = HandoffLatency.millis(holder, waiter, key, Duration.ofMillis(1_500));
+				// At most one retry interval (1 s) and a few 400 ms round trips, far from the 30 s wait.
+				assertThat(after).isLessThanOrEqualTo(1_000 + 4 * 400);
+				FaultReport.row("T19", "200 ms latency each way on the waiter's connections",
+						"the waiter acquires soon after the release, not at its timeout",
+						"acquired " + after + " ms after the release (round trip 400 ms, wait time 30 s)");
 			}
 			finally {
 				slow.destroy();
@@ -219,13 +193,5 @@ class NetworkFaultIntegrationTests {
 		}
 	}
 
-	private static LettuceConnectionFactory proxied(FaultProxy proxy, Duration timeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-				LettuceClientConfiguration.builder().commandTimeout(timeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
-	}
 
 }

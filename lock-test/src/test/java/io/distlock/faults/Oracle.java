@@ -2,29 +2,31 @@ package io.distlock.faults;
 
 import java.util.List;
 
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.distlock.test.process.Witness;
 import io.distlock.test.redis.RedisServer;
 
 /**
  * The detectors of the fault suite, on a Redis that is never faulted:
  * <ul>
- * <li>a witness: entering a critical section must find it empty ({@code SETNX}), leaving must
- * find oneself in it (compare-and-delete); any other outcome is a violation of exclusion;</li>
+ * <li>a {@link Witness}: entering a critical section must find it empty, leaving must find
+ * oneself in it; any other outcome is a violation of exclusion;</li>
  * <li>a fenced resource: a write is accepted only with a token larger than every token it
  * accepted before, so a stale holder's write is rejected.</li>
  * </ul>
+ * Its server starts with it. A test class that shares one across its tests registers it as an
+ * extension, which closes it after the class:
+ *
+ * <pre class="code">
+ * &#64;RegisterExtension
+ * static final Oracle oracle = new Oracle();
+ * </pre>
  */
-final class Oracle implements AutoCloseable {
-
-	private static final RedisScript<Long> ENTER = RedisScript.of(
-			"if redis.call('setnx', KEYS[1], ARGV[1]) == 1 then return 1 end "
-					+ "redis.call('incr', KEYS[2]) return 0", Long.class);
-
-	private static final RedisScript<Long> LEAVE = RedisScript.of(
-			"if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) return 1 end "
-					+ "redis.call('incr', KEYS[2]) return 0", Long.class);
+final class Oracle implements AutoCloseable, AfterAllCallback {
 
 	/** Accept a write only with a token above the highest accepted; count rejections. */
 	static final RedisScript<Long> FENCED_WRITE = RedisScript.of(
@@ -44,13 +46,11 @@ final class Oracle implements AutoCloseable {
 	}
 
 	boolean enter(String section, String holder) {
-		return this.server.template()
-			.execute(ENTER, List.of("witness:" + section, "violations:" + section), holder) == 1;
+		return Witness.enter(this.server.template(), section, holder);
 	}
 
 	boolean leave(String section, String holder) {
-		return this.server.template()
-			.execute(LEAVE, List.of("witness:" + section, "violations:" + section), holder) == 1;
+		return Witness.leave(this.server.template(), section, holder);
 	}
 
 	long violations(String section) {
@@ -71,6 +71,11 @@ final class Oracle implements AutoCloseable {
 	@Override
 	public void close() {
 		this.server.close();
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
 	}
 
 }

@@ -11,11 +11,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -26,7 +25,7 @@ import io.distlock.engine.RegistrySettings;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.process.ChildJvm;
 import io.distlock.test.process.FencedHolderMain;
-import io.distlock.test.redis.RedisServer;
+import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,21 +41,11 @@ class PauseFaultIntegrationTests {
 
 	private static final Duration LEASE_T15 = Duration.ofSeconds(2);
 
-	private static RedisServer redis;
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static Oracle oracle;
-
-	@BeforeAll
-	static void start() {
-		redis = RedisServer.start();
-		oracle = new Oracle();
-	}
-
-	@AfterAll
-	static void stop() {
-		oracle.close();
-		redis.close();
-	}
+	@RegisterExtension
+	static final Oracle oracle = new Oracle();
 
 	@Test
 	void t14APausedHoldersLateWriteIsRejectedByTheFence() throws Exception {
@@ -96,7 +85,7 @@ class PauseFaultIntegrationTests {
 
 	@Test
 	void t15AFrozenRedisMakesTheHolderLostAndThenOneWaiterAtATimeAcquires() throws Exception {
-		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofMillis(500));
+		LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofMillis(500));
 		String key = "t15:" + UUID.randomUUID();
 		AtomicInteger violations = new AtomicInteger();
 		AtomicInteger inside = new AtomicInteger();
@@ -138,7 +127,7 @@ class PauseFaultIntegrationTests {
 			}
 			Thread.sleep(300);
 			long pausedAt = System.nanoTime();
-			redis.pause();
+			redis.server().pause();
 			long frozenAt = System.nanoTime();
 			// A renewal reply already on its way is processed by now; no later one can come.
 			Thread.sleep(100);
@@ -146,7 +135,7 @@ class PauseFaultIntegrationTests {
 			long told = lostAt.get(5, TimeUnit.SECONDS);
 			long detected = TimeUnit.NANOSECONDS.toMillis(told - pausedAt);
 			Thread.sleep(Math.max(0, 3_000 - detected));
-			redis.resume();
+			redis.server().resume();
 			for (Future<?> waiter : waiters) {
 				waiter.get(60, TimeUnit.SECONDS);
 			}
@@ -167,8 +156,8 @@ class PauseFaultIntegrationTests {
 							+ " fast store errors to waiters during the freeze");
 		}
 		finally {
-			if (redis.isPaused()) {
-				redis.resume();
+			if (redis.server().isPaused()) {
+				redis.server().resume();
 			}
 			executor.shutdownNow();
 			registries.forEach(RedisLockRegistry::close);
@@ -182,9 +171,9 @@ class PauseFaultIntegrationTests {
 	 */
 	private Pause pauseHolder(String mode) throws Exception {
 		String key = "t14:" + UUID.randomUUID();
-		try (ChildJvm holder = ChildJvm.start(FencedHolderMain.class, Integer.toString(redis.port()),
+		try (ChildJvm holder = ChildJvm.start(FencedHolderMain.class, Integer.toString(redis.server().port()),
 				Integer.toString(oracle.port()), key, "2000");
-				RedisLockRegistry successor = new RedisLockRegistry(redis.connectionFactory())) {
+				RedisLockRegistry successor = new RedisLockRegistry(redis.server().connectionFactory())) {
 			String[] acquired = holder.awaitLine("ACQUIRED", 30, TimeUnit.SECONDS).split(" ");
 			Thread.sleep(500);
 			holder.pause();

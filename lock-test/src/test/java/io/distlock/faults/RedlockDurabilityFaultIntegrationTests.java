@@ -13,8 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.LockLease;
@@ -24,6 +22,7 @@ import io.distlock.detector.LeaseDeadline;
 import io.distlock.engine.RegistrySettings;
 import io.distlock.redlock.RedlockRegistry;
 import io.distlock.test.network.FaultProxy;
+import io.distlock.test.redis.LoopbackConnectionFactories;
 import io.distlock.test.redis.RedisServer;
 import io.distlock.test.report.FaultReport;
 
@@ -339,11 +338,7 @@ class RedlockDurabilityFaultIntegrationTests {
 	}
 
 	private LettuceConnectionFactory factory(FaultProxy proxy) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = LoopbackConnectionFactories.start(proxy.port(), Duration.ofSeconds(5));
 		this.factories.add(factory);
 		return factory;
 	}

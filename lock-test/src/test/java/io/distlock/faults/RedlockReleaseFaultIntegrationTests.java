@@ -14,8 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.distlock.core.LockLease;
@@ -23,6 +21,7 @@ import io.distlock.core.LockListener;
 import io.distlock.core.LockRequest;
 import io.distlock.redlock.RedlockRegistry;
 import io.distlock.test.network.FaultProxy;
+import io.distlock.test.redis.LoopbackConnectionFactories;
 import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -119,11 +118,7 @@ class RedlockReleaseFaultIntegrationTests {
 	}
 
 	private LettuceConnectionFactory factory(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", port),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = LoopbackConnectionFactories.start(port, Duration.ofSeconds(2));
 		this.factories.add(factory);
 		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
 			try (RedisConnection connection = factory.getConnection()) {

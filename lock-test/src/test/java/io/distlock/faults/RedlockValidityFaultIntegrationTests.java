@@ -1,8 +1,6 @@
 package io.distlock.faults;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -12,17 +10,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.detector.LeaseDeadline;
 import io.distlock.engine.RegistrySettings;
+import io.distlock.redlock.ProxiedRedlockNodes;
 import io.distlock.redlock.RedlockRegistry;
-import io.distlock.test.network.FaultProxy;
 import io.distlock.test.redis.RedisServer;
 import io.distlock.test.report.FaultReport;
 
@@ -40,25 +35,15 @@ class RedlockValidityFaultIntegrationTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(1);
 
-	private final List<RedisServer> servers = new ArrayList<>();
-
-	private final List<FaultProxy> proxies = new ArrayList<>();
-
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+	@RegisterExtension
+	final ProxiedRedlockNodes nodes = new ProxiedRedlockNodes(3, Duration.ofSeconds(5));
 
 	private RedlockRegistry registry;
 
 	@BeforeEach
-	void startThreeNodesBehindProxies() {
-		for (int i = 0; i < 3; i++) {
-			RedisServer server = RedisServer.start();
-			FaultProxy proxy = FaultProxy.start(server.host(), server.port());
-			this.servers.add(server);
-			this.proxies.add(proxy);
-			this.factories.add(proxyFactory(proxy));
-		}
+	void buildRegistry() {
 		// Built (and warmed up) before any latency: only the acquisition is slow.
-		this.registry = RedlockRegistry.builder(this.factories)
+		this.registry = RedlockRegistry.builder(this.nodes.connectionFactories())
 			.leaseTime(LEASE)
 			.perNodeTimeout(Duration.ofMillis(800))
 			.build();
@@ -67,9 +52,6 @@ class RedlockValidityFaultIntegrationTests {
 	@AfterEach
 	void stop() {
 		this.registry.close();
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-		this.proxies.forEach(FaultProxy::close);
-		this.servers.forEach(RedisServer::close);
 	}
 
 	@Test
@@ -120,26 +102,17 @@ class RedlockValidityFaultIntegrationTests {
 	}
 
 	private void latency(Duration latency) {
-		this.proxies.forEach((proxy) -> proxy.latency(latency));
+		this.nodes.proxies().forEach((proxy) -> proxy.latency(latency));
 	}
 
 	private int keysLeft(String key) {
 		int left = 0;
-		for (RedisServer server : this.servers) {
+		for (RedisServer server : this.nodes.servers()) {
 			if (Boolean.TRUE.equals(server.template().hasKey("distlock:{" + key + "}"))) {
 				left++;
 			}
 		}
 		return left;
-	}
-
-	private static LettuceConnectionFactory proxyFactory(FaultProxy proxy) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 }

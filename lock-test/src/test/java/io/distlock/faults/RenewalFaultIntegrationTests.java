@@ -11,11 +11,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -33,7 +32,8 @@ import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redis.RedisLockStore;
 import io.distlock.store.ForwardingLockStore;
 import io.distlock.test.network.FaultProxy;
-import io.distlock.test.redis.RedisServer;
+import io.distlock.test.redis.LoopbackConnectionFactories;
+import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.report.FaultReport;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,21 +50,18 @@ class RenewalFaultIntegrationTests {
 
 	private static final Duration LEASE_T12 = Duration.ofSeconds(1);
 
-	private static RedisServer redis;
+	/**
+	 * Below the renewal interval (333 ms), so that a renewal stuck in the partition gives way to
+	 * a retry within the lease.
+	 */
+	private static final Duration PROXIED_COMMAND_TIMEOUT = Duration.ofMillis(100);
 
-	@BeforeAll
-	static void start() {
-		redis = RedisServer.start();
-	}
-
-	@AfterAll
-	static void stop() {
-		redis.close();
-	}
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@Test
 	void t10NoZombieRenewalAfterUnlock() throws Exception {
-		RedisLockRegistry registry = RedisLockRegistry.builder(redis.connectionFactory())
+		RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
 			.leaseTime(Duration.ofSeconds(1))
 			.build();
 		String key = "t10:" + UUID.randomUUID();
@@ -79,10 +76,10 @@ class RenewalFaultIntegrationTests {
 			}
 		});
 		Thread.sleep(1_000);
-		long scripts = redis.scriptCalls();
+		long scripts = redis.server().scriptCalls();
 		Thread.sleep(2_000);
-		assertThat(redis.scriptCalls()).as("scripts sent in 2 s of quiet").isEqualTo(scripts);
-		assertThat(redis.template().hasKey("distlock:{" + key + "}")).isFalse();
+		assertThat(redis.server().scriptCalls()).as("scripts sent in 2 s of quiet").isEqualTo(scripts);
+		assertThat(redis.server().template().hasKey("distlock:{" + key + "}")).isFalse();
 		assertThat(registry.localKeyCount()).isZero();
 		assertThat(registry.heldLocks()).isEmpty();
 		registry.close();
@@ -92,10 +89,10 @@ class RenewalFaultIntegrationTests {
 
 	@Test
 	void t12APartitionShorterThanTheLeaseHealsSilently() throws Exception {
-		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
-			LettuceConnectionFactory throughProxy = proxied(proxy);
+		try (FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port())) {
+			LettuceConnectionFactory throughProxy = LoopbackConnectionFactories.start(proxy.port(), PROXIED_COMMAND_TIMEOUT);
 			try (RedisLockRegistry holder = RedisLockRegistry.builder(throughProxy).leaseTime(Duration.ofSeconds(1)).build();
-					RedisLockRegistry competitor = new RedisLockRegistry(redis.connectionFactory())) {
+					RedisLockRegistry competitor = new RedisLockRegistry(redis.server().connectionFactory())) {
 				String key = "t12-short:" + UUID.randomUUID();
 				LockLease lease = holder.acquire(key, Duration.ZERO);
 				AtomicInteger lost = new AtomicInteger();
@@ -138,10 +135,10 @@ class RenewalFaultIntegrationTests {
 		List<Long> callbackMargins = new ArrayList<>();
 		List<MutexHistory.Hold> validityBounded = new ArrayList<>();
 		List<MutexHistory.Hold> believed = new ArrayList<>();
-		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
-			LettuceConnectionFactory throughProxy = proxied(proxy);
+		try (FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port())) {
+			LettuceConnectionFactory throughProxy = LoopbackConnectionFactories.start(proxy.port(), PROXIED_COMMAND_TIMEOUT);
 			try (RedisLockRegistry holder = RedisLockRegistry.builder(throughProxy).leaseTime(LEASE_T12).build();
-					RedisLockRegistry competitor = RedisLockRegistry.builder(redis.connectionFactory())
+					RedisLockRegistry competitor = RedisLockRegistry.builder(redis.server().connectionFactory())
 						.waitStrategy(WaitStrategy.POLLING)
 						.retryInterval(Duration.ofMillis(10))
 						.build()) {
@@ -220,7 +217,7 @@ class RenewalFaultIntegrationTests {
 	@Test
 	void t13AStarvedWatchdogStillSignalsTheLossAtTheDeadline() throws Exception {
 		CountDownLatch unblock = new CountDownLatch(1);
-		RedisLockStore redisStore = RedisLockStore.forNode(redis.connectionFactory(), "distlock:",
+		RedisLockStore redisStore = RedisLockStore.forNode(redis.server().connectionFactory(), "distlock:",
 				Duration.ofMinutes(10));
 		LockStore blocking = new BlockingRenewals(redisStore, unblock);
 		AtomicInteger renewalFailures = new AtomicInteger();
@@ -259,7 +256,7 @@ class RenewalFaultIntegrationTests {
 
 	@Test
 	void t23AnEarlyExpiryOnTheServerIsNoticedWithinOneRenewalInterval() throws Exception {
-		try (RedisLockRegistry registry = RedisLockRegistry.builder(redis.connectionFactory())
+		try (RedisLockRegistry registry = RedisLockRegistry.builder(redis.server().connectionFactory())
 			.leaseTime(Duration.ofSeconds(2))
 			.build()) {
 			List<LockLease> leases = new ArrayList<>();
@@ -274,7 +271,7 @@ class RenewalFaultIntegrationTests {
 			long expiredAt = System.nanoTime();
 			for (LockLease lease : leases) {
 				// The deterministic stand-in of a forward clock jump on the Redis host.
-				redis.command("PEXPIRE", "distlock:{" + lease.key() + "}", "1");
+				redis.server().command("PEXPIRE", "distlock:{" + lease.key() + "}", "1");
 			}
 			long slowest = 0;
 			for (CompletableFuture<Long> lost : losses) {
@@ -295,18 +292,6 @@ class RenewalFaultIntegrationTests {
 		}
 	}
 
-	private static LettuceConnectionFactory proxied(FaultProxy proxy) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new org.springframework.data.redis.connection.RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-				org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.builder()
-					// Below the renewal interval (333 ms), so that a renewal stuck in the partition
-					// gives way to a retry within the lease.
-					.commandTimeout(Duration.ofMillis(100))
-					.build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
-	}
 
 	/**
 	 * A store whose renewals hang until released: a starved or stuck watchdog.

@@ -1,10 +1,10 @@
 package io.distlock.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
@@ -14,8 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.distlock.core.DistLock;
 import io.distlock.detector.LostUpdateCounter;
 import io.distlock.detector.Workers;
-import io.distlock.test.process.ChildJvm;
-import io.distlock.test.process.CounterWorkerMain;
+import io.distlock.test.process.CounterWorkers;
 import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.registry.LockRegistries;
 
@@ -91,15 +90,8 @@ class LockFuzzIntegrationTests {
 		String lockKey = this.registries.randomKey();
 		String counterKey = "counter:" + UUID.randomUUID();
 		redis.server().template().opsForValue().set(counterKey, "0");
-		String port = Integer.toString(redis.server().port());
-		String mode = locked ? "locked" : "unlocked";
-		try (ChildJvm first = ChildJvm.start(CounterWorkerMain.class, port, lockKey, counterKey, "4",
-				Integer.toString(INCREMENTS), mode);
-				ChildJvm second = ChildJvm.start(CounterWorkerMain.class, port, lockKey, counterKey, "4",
-						Integer.toString(INCREMENTS), mode)) {
-			assertThat(first.awaitLine("DONE", 90, TimeUnit.SECONDS)).as(first::output).isEqualTo("DONE failures=0");
-			assertThat(second.awaitLine("DONE", 90, TimeUnit.SECONDS)).as(second::output).isEqualTo("DONE failures=0");
-		}
+		CounterWorkers.runTwo(Integer.toString(redis.server().port()), lockKey, counterKey, INCREMENTS,
+				locked ? "locked" : "unlocked", Duration.ofSeconds(90));
 		return Integer.parseInt(redis.server().template().opsForValue().get(counterKey));
 	}
 

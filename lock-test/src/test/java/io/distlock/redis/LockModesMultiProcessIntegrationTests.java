@@ -1,6 +1,7 @@
 package io.distlock.redis;
 
 
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.DistLock;
 import io.distlock.test.process.ChildJvm;
-import io.distlock.test.process.CounterWorkerMain;
+import io.distlock.test.process.CounterWorkers;
 import io.distlock.test.process.FairWaiterMain;
 import io.distlock.test.redis.RedisServerExtension;
 
@@ -91,14 +92,8 @@ class LockModesMultiProcessIntegrationTests {
 
 	private void runWorkers(String mode, String counterKey) throws Exception {
 		String lockKey = "modes:" + UUID.randomUUID();
-		String port = Integer.toString(redis.server().port());
-		try (ChildJvm first = ChildJvm.start(CounterWorkerMain.class, port, lockKey, counterKey, "4",
-				Integer.toString(INCREMENTS), mode);
-				ChildJvm second = ChildJvm.start(CounterWorkerMain.class, port, lockKey, counterKey, "4",
-						Integer.toString(INCREMENTS), mode)) {
-			assertThat(first.awaitLine("DONE", 90, TimeUnit.SECONDS)).as(first::output).isEqualTo("DONE failures=0");
-			assertThat(second.awaitLine("DONE", 90, TimeUnit.SECONDS)).as(second::output).isEqualTo("DONE failures=0");
-		}
+		CounterWorkers.runTwo(Integer.toString(redis.server().port()), lockKey, counterKey, INCREMENTS, mode,
+				Duration.ofSeconds(90));
 	}
 
 

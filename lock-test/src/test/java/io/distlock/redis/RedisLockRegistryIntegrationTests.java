@@ -3,9 +3,7 @@ package io.distlock.redis;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -23,6 +21,7 @@ import io.distlock.core.LockKeyException;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.core.WaitStrategy;
+import io.distlock.detector.HandoffLatency;
 import io.distlock.detector.Workers;
 import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.registry.LockRegistries;
@@ -100,7 +99,7 @@ class RedisLockRegistryIntegrationTests {
 		}
 		assertThat(redis.server().commandCalls("publish")).isEqualTo(before);
 
-		handoffMillis(registry, competitor, key);
+		HandoffLatency.millis(registry, competitor, key, Duration.ofMillis(500));
 		assertThat(redis.server().commandCalls("publish")).isGreaterThan(before);
 	}
 
@@ -109,7 +108,7 @@ class RedisLockRegistryIntegrationTests {
 		RedisLockRegistry holder = this.registries.redis();
 		RedisLockRegistry waiter = this.registries.redis((builder) -> builder.retryInterval(Duration.ofSeconds(20)));
 		String key = this.registries.randomKey();
-		assertThat(handoffMillis(holder, waiter, key)).isLessThan(1_000);
+		assertThat(HandoffLatency.millis(holder, waiter, key, Duration.ofMillis(500))).isLessThan(1_000);
 	}
 
 	@Test
@@ -133,7 +132,7 @@ class RedisLockRegistryIntegrationTests {
 			.retryInterval(Duration.ofMillis(50)));
 		String key = this.registries.randomKey();
 		long publishes = redis.server().commandCalls("publish");
-		assertThat(handoffMillis(first, second, key)).isLessThan(500);
+		assertThat(HandoffLatency.millis(first, second, key, Duration.ofMillis(500))).isLessThan(500);
 		assertThat(redis.server().commandCalls("publish")).isEqualTo(publishes);
 		// No subscriber anywhere: PUBSUB CHANNELS answers an empty array.
 		assertThat(redis.server().command("PUBSUB", "CHANNELS")).isEqualTo("*0");
@@ -262,30 +261,6 @@ class RedisLockRegistryIntegrationTests {
 			.isThrownBy(() -> registry.acquire("}odd", Duration.ZERO))
 			.withMessageContaining("must not start with '}'");
 		assertThat(registry.localKeyCount()).isZero();
-	}
-
-	/**
-	 * Let the holder take the key, the waiter wait for it on another thread, and measure the
-	 * milliseconds from the holder's release to the waiter's grant.
-	 */
-	private static long handoffMillis(RedisLockRegistry holder, RedisLockRegistry waiter, String key)
-			throws Exception {
-		LockLease lease = holder.acquire(key, Duration.ZERO);
-		ExecutorService executor = Executors.newSingleThreadExecutor();
-		try {
-			Future<Long> acquiredAt = executor.submit(() -> {
-				try (LockLease next = waiter.acquire(key, Duration.ofSeconds(30))) {
-					return System.nanoTime();
-				}
-			});
-			Thread.sleep(500);
-			long releasedAt = System.nanoTime();
-			lease.release();
-			return TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(30, TimeUnit.SECONDS) - releasedAt);
-		}
-		finally {
-			executor.shutdownNow();
-		}
 	}
 
 	private Set<String> scan(String pattern) {

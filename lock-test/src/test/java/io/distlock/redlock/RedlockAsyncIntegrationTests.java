@@ -13,15 +13,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.test.network.FaultProxy;
-import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,29 +42,14 @@ class RedlockAsyncIntegrationTests {
 	/** The platform threads the acquisitions may add: a timer, a driver thread or two. */
 	private static final int MAX_ADDED_THREADS = 4;
 
-	private final List<RedisServer> servers = new ArrayList<>();
-
-	private final List<FaultProxy> proxies = new ArrayList<>();
-
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+	@RegisterExtension
+	final ProxiedRedlockNodes nodes = new ProxiedRedlockNodes(3, COMMAND_TIMEOUT);
 
 	private RedlockRegistry registry;
 
 	@BeforeEach
-	void startThreeNodesBehindProxies() {
-		for (int i = 0; i < 3; i++) {
-			RedisServer server = RedisServer.start();
-			FaultProxy proxy = FaultProxy.start(server.host(), server.port());
-			this.servers.add(server);
-			this.proxies.add(proxy);
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(
-					new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-					LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
-			factory.afterPropertiesSet();
-			factory.start();
-			this.factories.add(factory);
-		}
-		this.registry = RedlockRegistry.builder(this.factories)
+	void buildRegistry() {
+		this.registry = RedlockRegistry.builder(this.nodes.connectionFactories())
 			.perNodeTimeout(PER_NODE_TIMEOUT)
 			.leaseTime(Duration.ofSeconds(20))
 			.build();
@@ -77,14 +58,11 @@ class RedlockAsyncIntegrationTests {
 	@AfterEach
 	void stop() {
 		this.registry.close();
-		this.factories.forEach(LettuceConnectionFactory::destroy);
-		this.proxies.forEach(FaultProxy::close);
-		this.servers.forEach(RedisServer::close);
 	}
 
 	@Test
 	void concurrentAcquisitionsWithABlackHoledNodeAreGrantedWithoutAThreadPerCall() throws Exception {
-		this.proxies.get(2).mode(FaultProxy.Mode.BLACKHOLE);
+		this.nodes.proxies().get(2).mode(FaultProxy.Mode.BLACKHOLE);
 		// A first round behind the black hole starts whatever runs once per process or registry
 		// (timers, the watchdog), so that the measured round counts only what each call adds.
 		List<Attempt> warmUp = acquireConcurrently(10);
@@ -111,9 +89,9 @@ class RedlockAsyncIntegrationTests {
 			.isLessThanOrEqualTo(MAX_ADDED_THREADS);
 		// Each grant is on the two nodes that answer; the silent node never saw the requests.
 		for (Attempt attempt : attempts.subList(0, 5)) {
-			assertThat(this.servers.get(0).template().hasKey("distlock:{" + attempt.key() + "}")).isTrue();
-			assertThat(this.servers.get(1).template().hasKey("distlock:{" + attempt.key() + "}")).isTrue();
-			assertThat(this.servers.get(2).template().hasKey("distlock:{" + attempt.key() + "}")).isFalse();
+			assertThat(this.nodes.servers().get(0).template().hasKey("distlock:{" + attempt.key() + "}")).isTrue();
+			assertThat(this.nodes.servers().get(1).template().hasKey("distlock:{" + attempt.key() + "}")).isTrue();
+			assertThat(this.nodes.servers().get(2).template().hasKey("distlock:{" + attempt.key() + "}")).isFalse();
 		}
 		releaseAll(attempts);
 	}

@@ -18,8 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.distlock.core.LockAcquisitionException;
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockLease;
-import io.distlock.test.process.ChildJvm;
-import io.distlock.test.process.CounterWorkerMain;
+import io.distlock.test.process.CounterWorkers;
 import io.distlock.test.redis.RedisNodesExtension;
 import io.distlock.test.redis.RedisServer;
 import io.distlock.test.registry.LockRegistries;
@@ -186,12 +185,7 @@ class RedlockIntegrationTests {
 		String ports = String.join(",",
 				redlock.servers().subList(0, 3).stream().map((s) -> Integer.toString(s.port())).toList());
 		String lockKey = "redlock-fuzz:" + UUID.randomUUID();
-		try (ChildJvm first = ChildJvm.start(CounterWorkerMain.class, ports, lockKey, counterKey, "4", "25", "redlock");
-				ChildJvm second = ChildJvm.start(CounterWorkerMain.class, ports, lockKey, counterKey, "4", "25",
-						"redlock")) {
-			assertThat(first.awaitLine("DONE", 120, TimeUnit.SECONDS)).as(first::output).isEqualTo("DONE failures=0");
-			assertThat(second.awaitLine("DONE", 120, TimeUnit.SECONDS)).as(second::output).isEqualTo("DONE failures=0");
-		}
+		CounterWorkers.runTwo(ports, lockKey, counterKey, 25, "redlock", Duration.ofSeconds(120));
 		assertThat(redlock.node(0).template().opsForValue().get(counterKey)).isEqualTo(Integer.toString(2 * 4 * 25));
 	}
 

@@ -20,7 +20,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Downgrading a write lock to a read lock: granted while another process waits for the write
@@ -33,12 +32,9 @@ interface DowngradeContract extends LockRegistryContract {
 
 	@Test
 	default void aWriterDowngradesToAReaderAndTheReadLockOutlivesTheWriteLock() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry registry = registry();
-		AbstractLockRegistry other = registry();
-		String key = randomKey();
-		DistLock write = registry.obtainReadWrite(key).writeLock();
-		DistLock read = registry.obtainReadWrite(key).readLock();
+		ReadWriteKey locks = ReadWriteKey.on(this);
+		DistLock write = locks.write();
+		DistLock read = locks.read();
 		// The holder's steps run on a thread of their own, each bounded: a downgrade that waited
 		// for its own write lock would hang there and fail here.
 		ExecutorService holder = newHolderThread();
@@ -47,55 +43,46 @@ interface DowngradeContract extends LockRegistryContract {
 		runOnHolder(holder, read::unlock);
 		assertThat(onHolder(holder, () -> read.tryLock(1, TimeUnit.SECONDS))).as("the writer takes the read lock")
 			.isTrue();
-		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).readLock()))
-			.as("another process's reader while the write lock is held").isFalse();
+		assertThat(locks.otherProcessGetsRead()).as("another process's reader while the write lock is held").isFalse();
 		runOnHolder(holder, write::unlock);
 		assertThat(onHolder(holder, read::isHeldByCurrentThread)).isTrue();
 		assertThat(onHolder(holder, write::isHeldByCurrentThread)).isFalse();
-		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock()))
-			.as("another process's writer while the downgraded reader holds").isFalse();
-		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).readLock()))
-			.as("another process's reader shares").isTrue();
-		assertThat(anotherThreadGets(() -> registry.obtainReadWrite(key).writeLock()))
-			.as("another thread's writer").isFalse();
+		assertThat(locks.otherProcessGetsWrite()).as("another process's writer while the downgraded reader holds")
+			.isFalse();
+		assertThat(locks.otherProcessGetsRead()).as("another process's reader shares").isTrue();
+		assertThat(locks.anotherThreadGetsWrite()).as("another thread's writer").isFalse();
 		runOnHolder(holder, read::unlock);
-		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock()))
-			.as("a writer once the reader left").isTrue();
-		assertThat(registry.localKeyCount()).isZero();
+		assertThat(locks.otherProcessGetsWrite()).as("a writer once the reader left").isTrue();
+		assertThat(locks.registry().localKeyCount()).isZero();
 	}
 
 	@Test
 	default void aDowngradeIsGrantedWhileAnotherProcessWaitsForTheWriteLock() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry registry = registry();
-		AbstractLockRegistry other = registry();
+		ReadWriteKey locks = ReadWriteKey.on(this);
 		AbstractLockRegistry third = registry();
-		String key = randomKey();
-		DistLock write = registry.obtainReadWrite(key).writeLock();
-		DistLock read = registry.obtainReadWrite(key).readLock();
+		DistLock write = locks.write();
+		DistLock read = locks.read();
 		ExecutorService holder = newHolderThread();
 		runOnHolder(holder, write::lock);
-		DistLock otherWrite = other.obtainReadWrite(key).writeLock();
+		DistLock otherWrite = locks.otherWrite();
 		Future<Boolean> waitingWriter = executor().submit(() -> tryAndUnlock(otherWrite, Duration.ofSeconds(20)));
-		awaitWriterWaiting(other, key);
+		awaitWriterWaiting(locks.other(), locks.key());
 		// A waiting writer holds back new readers, but not the writer's own downgrade.
 		assertThat(onHolder(holder, () -> read.tryLock(1, TimeUnit.SECONDS))).isTrue();
 		runOnHolder(holder, write::unlock);
-		assertThat(anotherThreadGets(() -> third.obtainReadWrite(key).writeLock()))
+		assertThat(anotherThreadGets(() -> third.obtainReadWrite(locks.key()).writeLock()))
 			.as("a third process's writer while the downgraded reader holds").isFalse();
 		assertThat(waitingWriter.isDone()).as("the waiting writer while the downgraded reader holds").isFalse();
 		runOnHolder(holder, read::unlock);
 		assertThat(waitingWriter.get(20, TimeUnit.SECONDS)).as("the waiting writer once the reader left").isTrue();
-		assertThat(registry.localKeyCount()).isZero();
+		assertThat(locks.registry().localKeyCount()).isZero();
 	}
 
 	@Test
 	default void theHangDetectorOfTheDowngradeTestsFiresOnAReaderThatDoesNotHoldTheWriteLock() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry registry = registry();
-		String key = randomKey();
-		DistLock write = registry.obtainReadWrite(key).writeLock();
-		DistLock read = registry.obtainReadWrite(key).readLock();
+		ReadWriteKey locks = ReadWriteKey.on(this);
+		DistLock write = locks.write();
+		DistLock read = locks.read();
 		ExecutorService holder = newHolderThread();
 		ExecutorService reader = newHolderThread();
 		runOnHolder(holder, write::lock);
@@ -109,16 +96,14 @@ interface DowngradeContract extends LockRegistryContract {
 		runOnHolder(holder, write::unlock);
 		blocked.get(10, TimeUnit.SECONDS);
 		runOnHolder(reader, read::unlock);
-		assertThat(registry.localKeyCount()).isZero();
+		assertThat(locks.registry().localKeyCount()).isZero();
 	}
 
 	@Test
 	default void aReaderAskingForTheWriteLockIsRefusedAtOnce() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry registry = registry();
-		String key = randomKey();
-		DistLock read = registry.obtainReadWrite(key).readLock();
-		DistLock write = registry.obtainReadWrite(key).writeLock();
+		ReadWriteKey locks = ReadWriteKey.on(this);
+		DistLock read = locks.read();
+		DistLock write = locks.write();
 		ExecutorService holder = newHolderThread();
 		runOnHolder(holder, read::lock);
 		// Bounded: an upgrade that waited for the thread's own read lock would hang there.
@@ -134,29 +119,26 @@ interface DowngradeContract extends LockRegistryContract {
 		boolean written = onHolder(holder, () -> write.tryLock());
 		assertThat(written).as("the write lock once the read lock is released").isTrue();
 		runOnHolder(holder, write::unlock);
-		assertThat(registry.localKeyCount()).isZero();
+		assertThat(locks.registry().localKeyCount()).isZero();
 	}
 
 	@Test
 	default void aDowngradeTakesTheReadLockWithItsOwnFixedLease() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry registry = registry();
-		AbstractLockRegistry other = registry();
-		String key = randomKey();
-		DistLock write = registry.obtainReadWrite(key).writeLock();
-		DistLock read = registry.obtainReadWrite(key).readLock();
+		ReadWriteKey locks = ReadWriteKey.on(this);
+		DistLock write = locks.write();
+		DistLock read = locks.read();
 		write.lock();
 		assertThat(read.tryLock(Duration.ofSeconds(2), Duration.ofMillis(300))).isTrue();
 		AtomicInteger lost = new AtomicInteger();
 		read.lease().onLost((ex) -> lost.incrementAndGet());
 		write.unlock();
 		assertThat(read.lease().extend(Duration.ofMillis(400))).isTrue();
-		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock())).isFalse();
+		assertThat(locks.otherProcessGetsWrite()).isFalse();
 		await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
-		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock()))
-			.as("another process's writer once the downgraded read lease ran out").isTrue();
+		assertThat(locks.otherProcessGetsWrite()).as("another process's writer once the downgraded read lease ran out")
+			.isTrue();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(read::unlock);
-		assertThat(registry.localKeyCount()).isZero();
+		assertThat(locks.registry().localKeyCount()).isZero();
 	}
 
 }

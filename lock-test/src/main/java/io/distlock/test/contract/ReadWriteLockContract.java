@@ -10,14 +10,12 @@ import org.junit.jupiter.api.Test;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLostException;
-import io.distlock.engine.AbstractLockRegistry;
 
 import static io.distlock.test.contract.ContractSteps.onNewThread;
 import static io.distlock.test.contract.ContractSteps.tryAndUnlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Read/write locks: readers share and a writer excludes them, a waiting writer holds back new
@@ -28,76 +26,61 @@ interface ReadWriteLockContract extends LockRegistryContract {
 
 	@Test
 	default void readersShareAndAWriterExcludesThem() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry first = registry();
-		AbstractLockRegistry second = registry();
-		String key = randomKey();
-		DistLock read = first.obtainReadWrite(key).readLock();
+		ReadWriteKey locks = ReadWriteKey.on(this);
+		DistLock read = locks.read();
 		read.lock();
-		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).readLock())).as("a second reader").isTrue();
-		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).writeLock()))
-			.as("a writer while a reader holds").isFalse();
+		assertThat(locks.otherProcessGetsRead()).as("a second reader").isTrue();
+		assertThat(locks.otherProcessGetsWrite()).as("a writer while a reader holds").isFalse();
 		read.unlock();
-		DistLock write = first.obtainReadWrite(key).writeLock();
+		DistLock write = locks.write();
 		write.lock();
-		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).readLock()))
-			.as("a reader while a writer holds").isFalse();
-		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).writeLock())).as("a second writer").isFalse();
+		assertThat(locks.otherProcessGetsRead()).as("a reader while a writer holds").isFalse();
+		assertThat(locks.otherProcessGetsWrite()).as("a second writer").isFalse();
 		write.unlock();
-		assertThat(anotherThreadGets(() -> second.obtainReadWrite(key).writeLock()))
-			.as("a writer once everyone left").isTrue();
-		assertThat(first.localKeyCount()).isZero();
+		assertThat(locks.otherProcessGetsWrite()).as("a writer once everyone left").isTrue();
+		assertThat(locks.registry().localKeyCount()).isZero();
 	}
 
 	@Test
 	default void aWaitingWriterHoldsBackNewReaders() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry readers = registry();
-		AbstractLockRegistry writers = registry();
-		String key = randomKey();
-		DistLock firstReader = readers.obtainReadWrite(key).readLock();
+		ReadWriteKey locks = ReadWriteKey.on(this);
+		DistLock firstReader = locks.read();
 		firstReader.lock();
-		Future<Boolean> writer = executor()
-			.submit(() -> tryAndUnlock(writers.obtainReadWrite(key).writeLock(), Duration.ofSeconds(10)));
+		DistLock writer = locks.otherWrite();
+		Future<Boolean> writing = executor().submit(() -> tryAndUnlock(writer, Duration.ofSeconds(10)));
 		try {
 			Thread.sleep(300);
-			assertThat(anotherThreadGets(() -> registry().obtainReadWrite(key).readLock()))
+			assertThat(anotherThreadGets(() -> registry().obtainReadWrite(locks.key()).readLock()))
 				.as("a new reader while a writer waits").isFalse();
 		}
 		finally {
 			// Also when the check fails: a read lock left on this thread would fail later tests.
 			firstReader.unlock();
 		}
-		assertThat(writer.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(writing.get(10, TimeUnit.SECONDS)).isTrue();
 	}
 
 	@Test
 	default void readLocksAreReentrantAndRenewed() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry registry = registry(Duration.ofMillis(600));
-		AbstractLockRegistry other = registry();
-		String key = randomKey();
-		DistLock read = registry.obtainReadWrite(key).readLock();
+		ReadWriteKey locks = ReadWriteKey.on(this, Duration.ofMillis(600));
+		DistLock read = locks.read();
 		read.lock();
 		read.lock();
 		Thread.sleep(1_500);
 		assertThat(read.isHeldByCurrentThread()).isTrue();
-		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock())).isFalse();
+		assertThat(locks.otherProcessGetsWrite()).isFalse();
 		read.unlock();
 		read.unlock();
-		assertThat(anotherThreadGets(() -> other.obtainReadWrite(key).writeLock())).isTrue();
+		assertThat(locks.otherProcessGetsWrite()).isTrue();
 	}
 
 	@Test
 	default void readAndWriteLocksTakeAFixedLeaseThatRunsOut() throws Exception {
-		assumeTrue(offersFairAndReadWriteLocks(), "fair and read/write locks are not offered");
-		AbstractLockRegistry registry = registry();
-		AbstractLockRegistry other = registry();
-		String key = randomKey();
-		DistLock write = registry.obtainReadWrite(key).writeLock();
-		DistLock read = registry.obtainReadWrite(key).readLock();
-		DistLock otherWrite = other.obtainReadWrite(key).writeLock();
-		DistLock otherRead = other.obtainReadWrite(key).readLock();
+		ReadWriteKey locks = ReadWriteKey.on(this);
+		DistLock write = locks.write();
+		DistLock read = locks.read();
+		DistLock otherWrite = locks.otherWrite();
+		DistLock otherRead = locks.otherRead();
 		for (DistLock lock : List.of(write, read)) {
 			AtomicInteger lost = new AtomicInteger();
 			assertThat(lock.tryLock(Duration.ofSeconds(2), Duration.ofMillis(300))).as(lock.toString()).isTrue();
@@ -112,7 +95,7 @@ interface ReadWriteLockContract extends LockRegistryContract {
 				.as("another process's writer once the fixed lease ran out").isTrue();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
 		}
-		assertThat(registry.localKeyCount()).isZero();
+		assertThat(locks.registry().localKeyCount()).isZero();
 	}
 
 }

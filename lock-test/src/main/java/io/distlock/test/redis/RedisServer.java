@@ -1,27 +1,16 @@
 package io.distlock.test.redis;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -42,13 +31,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 public final class RedisServer implements AutoCloseable {
 
-	private static final Set<RedisServer> running = ConcurrentHashMap.newKeySet();
-
-	static {
-		Runtime.getRuntime().addShutdownHook(new Thread(() -> running.forEach(RedisServer::destroyProcess),
-				"distlock-redis-server-reaper"));
-	}
-
 	private final RedisServerBinary binary;
 
 	private final List<String> extraArguments;
@@ -57,7 +39,7 @@ public final class RedisServer implements AutoCloseable {
 
 	private final int port;
 
-	private volatile Process process;
+	private volatile RedisProcess process;
 
 	private volatile boolean paused;
 
@@ -124,7 +106,7 @@ public final class RedisServer implements AutoCloseable {
 	 * @return whether it runs
 	 */
 	public boolean isRunning() {
-		Process current = this.process;
+		RedisProcess current = this.process;
 		return current != null && current.isAlive();
 	}
 
@@ -141,7 +123,7 @@ public final class RedisServer implements AutoCloseable {
 	 * not expire meanwhile (they expire at once on resume if their time passed).
 	 */
 	public void pause() {
-		signal("STOP");
+		this.process.signal("STOP");
 		this.paused = true;
 	}
 
@@ -149,7 +131,7 @@ public final class RedisServer implements AutoCloseable {
 	 * Continue a server frozen by {@link #pause()} with SIGCONT.
 	 */
 	public void resume() {
-		signal("CONT");
+		this.process.signal("CONT");
 		this.paused = false;
 	}
 
@@ -157,19 +139,12 @@ public final class RedisServer implements AutoCloseable {
 	 * Crash the server with SIGKILL and wait until the process is gone.
 	 */
 	public void kill() {
-		Process current = this.process;
+		RedisProcess current = this.process;
 		if (current == null) {
 			return;
 		}
-		current.destroyForcibly();
-		try {
-			current.waitFor(10, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		current.kill();
 		this.paused = false;
-		running.remove(this);
 	}
 
 	/**
@@ -206,12 +181,7 @@ public final class RedisServer implements AutoCloseable {
 	 * @return the connection factory
 	 */
 	public LettuceConnectionFactory newConnectionFactory(Duration commandTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(host(), this.port),
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+		return LoopbackConnectionFactories.start(this.port, commandTimeout);
 	}
 
 	/**
@@ -262,30 +232,7 @@ public final class RedisServer implements AutoCloseable {
 	 * @return the first line of the reply
 	 */
 	public String command(String... arguments) {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(host(), this.port), 1000);
-			socket.setSoTimeout(2000);
-			StringBuilder request = new StringBuilder("*").append(arguments.length).append("\r\n");
-			for (String argument : arguments) {
-				byte[] bytes = argument.getBytes(StandardCharsets.UTF_8);
-				request.append('$').append(bytes.length).append("\r\n").append(argument).append("\r\n");
-			}
-			OutputStream out = socket.getOutputStream();
-			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
-			out.flush();
-			InputStream in = socket.getInputStream();
-			StringBuilder line = new StringBuilder();
-			int c;
-			while ((c = in.read()) != -1 && c != '\n') {
-				if (c != '\r') {
-					line.append((char) c);
-				}
-			}
-			return line.toString();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Command " + Arrays.toString(arguments) + " failed on port " + this.port, ex);
-		}
+		return RespCommands.command(this.port, arguments);
 	}
 
 	/**
@@ -342,89 +289,7 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	private void launch(int port) throws IOException {
-		List<String> command = new ArrayList<>(List.of(this.binary.path().toString(), "--port", Integer.toString(port),
-				"--bind", "127.0.0.1", "--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir",
-				this.directory.toString(), "--daemonize", "no"));
-		if (this.binary.majorVersion() >= 7) {
-			command.addAll(List.of("--enable-debug-command", "local"));
-		}
-		command.addAll(this.extraArguments);
-		Path log = this.directory.resolve("redis-" + port + ".log");
-		Process started = new ProcessBuilder(command).redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-			.start();
-		this.process = started;
-		running.add(this);
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (System.nanoTime() < deadline) {
-			if (!started.isAlive()) {
-				running.remove(this);
-				throw new IOException("redis-server exited on port " + port + ": " + tail(log));
-			}
-			if (answersPing(port)) {
-				return;
-			}
-			sleep(20);
-		}
-		destroyProcess();
-		throw new IOException("redis-server did not answer PING on port " + port + " within 10s: " + tail(log));
-	}
-
-	private boolean answersPing(int port) {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(host(), port), 200);
-			socket.setSoTimeout(500);
-			socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-			byte[] reply = new byte[5];
-			return socket.getInputStream().readNBytes(reply, 0, 5) == 5
-					&& "+PONG".equals(new String(reply, StandardCharsets.US_ASCII));
-		}
-		catch (IOException ex) {
-			return false;
-		}
-	}
-
-	private void signal(String signal) {
-		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
-			if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-				throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
-			}
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not send SIG" + signal + " to redis-server " + pid(), ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while sending SIG" + signal, ex);
-		}
-	}
-
-	private void destroyProcess() {
-		Process current = this.process;
-		if (current != null) {
-			current.destroyForcibly();
-		}
-		running.remove(this);
-	}
-
-	private static String tail(Path log) {
-		try {
-			List<String> lines = Files.readAllLines(log);
-			return String.join("\n", lines.subList(Math.max(0, lines.size() - 10), lines.size()));
-		}
-		catch (IOException ex) {
-			return "(no log)";
-		}
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		this.process = RedisProcess.launch(this.binary, port, this.directory, this.extraArguments);
 	}
 
 }

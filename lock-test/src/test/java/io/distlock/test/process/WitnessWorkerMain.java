@@ -1,10 +1,8 @@
 package io.distlock.test.process;
 
 import java.time.Duration;
-import java.util.List;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
@@ -20,14 +18,6 @@ import io.distlock.redis.RedisLockRegistry;
  */
 public final class WitnessWorkerMain {
 
-	private static final RedisScript<Long> ENTER = RedisScript.of(
-			"if redis.call('setnx', KEYS[1], ARGV[1]) == 1 then return 1 end "
-					+ "redis.call('incr', KEYS[2]) return 0", Long.class);
-
-	private static final RedisScript<Long> LEAVE = RedisScript.of(
-			"if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) return 1 end "
-					+ "redis.call('incr', KEYS[2]) return 0", Long.class);
-
 	private WitnessWorkerMain() {
 	}
 
@@ -38,7 +28,6 @@ public final class WitnessWorkerMain {
 		int threads = Integer.parseInt(args[3]);
 		int grants = Integer.parseInt(args[4]);
 		boolean locked = "locked".equals(args[5]);
-		List<String> witness = List.of("witness:" + key, "violations:" + key);
 		int failures = WorkerThreads.run(threads, (t) -> {
 			String holder = ProcessHandle.current().pid() + "-" + t;
 			DistLock lock = locked ? registry.obtain(key) : null;
@@ -46,11 +35,11 @@ public final class WitnessWorkerMain {
 				WorkerThreads.underLock(lock, () -> {
 					long start = System.nanoTime();
 					LockLease lease = (lock != null) ? lock.lease() : null;
-					oracle.execute(ENTER, witness, holder);
+					Witness.enter(oracle, key, holder);
 					String value = oracle.opsForValue().get("counter:" + key);
 					WorkerThreads.sleep(Duration.ofMillis(2));
 					oracle.opsForValue().set("counter:" + key, Integer.toString(Integer.parseInt(value) + 1));
-					oracle.execute(LEAVE, witness, holder);
+					Witness.leave(oracle, key, holder);
 					long end = System.nanoTime();
 					// The history of T34: when the hold began and ended, and until when its lease
 					// was valid (the same monotonic clock in every process of this host).
