@@ -20,6 +20,7 @@ import io.distlock.core.LockListener;
 import io.distlock.core.LockRegistry;
 import io.distlock.listener.CompositeLockListener;
 import io.distlock.listener.EventPublishingLockListener;
+import io.distlock.redis.AbstractRedisRegistryBuilder;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.redlock.RedlockRegistry;
 
@@ -35,24 +36,12 @@ class LockRegistryConfiguration {
 	@Conditional(OnRedlockNodesCondition.class)
 	RedlockRegistry distlockRedlockRegistry(DistlockProperties properties, ObjectProvider<LockListener> listeners) {
 		DistlockProperties.Redlock redlock = properties.getRedlock();
-		RedlockRegistry.Builder builder = RedlockRegistry.builderForUris(redlock.getNodes())
-			.keyPrefix(properties.getKeyPrefix())
-			.leaseTime(properties.getLeaseTime())
-			.renewalInterval(properties.getRenewalInterval())
-			.waitStrategy(properties.getWaitStrategy())
-			.fenceRetentionTime(properties.getFenceRetentionTime())
-			.maxLeaseTime(properties.getMaxLeaseTime())
-			.maxKeyBytes(properties.getMaxKeyBytes())
-			.hashLongKeys(properties.isHashLongKeys())
+		return common(RedlockRegistry.builderForUris(redlock.getNodes()), properties, listeners)
 			.perNodeTimeout(redlock.getPerNodeTimeout())
 			.driftFactor(redlock.getDriftFactor())
 			.minValidity(redlock.getMinValidity())
 			.restartDelay(redlock.getRestartDelay())
-			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));
-		if (properties.getRetryInterval() != null) {
-			builder.retryInterval(properties.getRetryInterval());
-		}
-		return builder.build();
+			.build();
 	}
 
 	@Bean(destroyMethod = "close")
@@ -61,8 +50,23 @@ class LockRegistryConfiguration {
 	RedisLockRegistry distlockRegistry(RedisConnectionFactory connectionFactory, DistlockProperties properties,
 			ObjectProvider<LockListener> listeners, ObjectProvider<RedisLockRegistryBuilderCustomizer> customizers) {
 		requireLettuce(connectionFactory);
-		RedisLockRegistry.Builder builder = RedisLockRegistry.builder(connectionFactory)
-			.keyPrefix(properties.getKeyPrefix())
+		RedisLockRegistry.Builder builder = common(RedisLockRegistry.builder(connectionFactory), properties, listeners)
+			.localHandoff(properties.getLocalHandoff().getMaxHandoffs(), properties.getLocalHandoff().getMaxTime())
+			.keyspaceEvents(properties.getLossDetection().isKeyspaceEvents());
+		DistlockProperties.ReplicaAcknowledgement acknowledgement = properties.getReplicaAcknowledgement();
+		if (acknowledgement.getReplicas() != 0) {
+			builder.replicaAcknowledgement(acknowledgement.getReplicas(), acknowledgement.getTimeout());
+		}
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
+	}
+
+	/**
+	 * Set the options every registry on Redis takes from {@code distlock.*}.
+	 */
+	private static <B extends AbstractRedisRegistryBuilder<B>> B common(B builder, DistlockProperties properties,
+			ObjectProvider<LockListener> listeners) {
+		builder.keyPrefix(properties.getKeyPrefix())
 			.leaseTime(properties.getLeaseTime())
 			.renewalInterval(properties.getRenewalInterval())
 			.waitStrategy(properties.getWaitStrategy())
@@ -70,18 +74,11 @@ class LockRegistryConfiguration {
 			.maxLeaseTime(properties.getMaxLeaseTime())
 			.maxKeyBytes(properties.getMaxKeyBytes())
 			.hashLongKeys(properties.isHashLongKeys())
-			.localHandoff(properties.getLocalHandoff().getMaxHandoffs(), properties.getLocalHandoff().getMaxTime())
-			.keyspaceEvents(properties.getLossDetection().isKeyspaceEvents())
 			.listener(CompositeLockListener.of(listeners.orderedStream().toList()));
 		if (properties.getRetryInterval() != null) {
 			builder.retryInterval(properties.getRetryInterval());
 		}
-		DistlockProperties.ReplicaAcknowledgement acknowledgement = properties.getReplicaAcknowledgement();
-		if (acknowledgement.getReplicas() != 0) {
-			builder.replicaAcknowledgement(acknowledgement.getReplicas(), acknowledgement.getTimeout());
-		}
-		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
-		return builder.build();
+		return builder;
 	}
 
 	/**
