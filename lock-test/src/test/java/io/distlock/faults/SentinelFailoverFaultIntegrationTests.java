@@ -221,8 +221,82 @@ class SentinelFailoverFaultIntegrationTests {
 		}
 	}
 
+	@Test
+	void t44SentinelFailoverCommandWithALeaseShorterThanTheDemotionGrantsTheKeyAgainAndTheHolderIsToldLate() {
+		HolderLog log = new HolderLog();
+		String run = UUID.randomUUID().toString();
+		Duration shortLease = Duration.ofSeconds(3);
+		try (RedisSentinelGroup group = RedisSentinelGroup.builder().replicas(1).start()) {
+			LettuceConnectionFactory holderConnections = group.newConnectionFactory(Duration.ofSeconds(2));
+			LettuceConnectionFactory contenderConnections = null;
+			try (RedisLockRegistry holder = registry(holderConnections, shortLease)) {
+				RedisServer oldMaster = group.master();
+				RedisServer replica = group.servers().get(1);
+				Map<String, LockLease> held = hold(holder, "holder", "t44-short:" + run, log);
+				await().atMost(Duration.ofSeconds(10))
+					.ignoreExceptions()
+					.until(() -> held.keySet().stream().allMatch((key) -> hasLock(replica, key)));
+				long highestTokenBefore = highestToken(held, Map.of());
+				held.forEach((key, lease) -> assertThat(oracle.fencedWrite(key, lease.fencingToken(), "holder")).isTrue());
+
+				long failoverStarted = System.nanoTime();
+				group.failover();
+				group.awaitNewMaster();
+				long failoverMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
+				// A client that connects now finds the new master; the holder's connection stays on
+				// the old one, renewing there, until Sentinel demotes it and closes its clients.
+				contenderConnections = group.newConnectionFactory(Duration.ofSeconds(2));
+				try (RedisLockRegistry contender = registry(contenderConnections, shortLease)) {
+					Map<String, LockLease> successors = contend(contender, "contender", held.keySet(), log,
+							Duration.ofSeconds(30));
+					long grantedMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
+					long believedValid = held.values().stream().filter(LockLease::isValid).count();
+					assertThat(successors).as("the new master lets the keys expire and grants them again").hasSize(KEYS);
+					await().atMost(Duration.ofSeconds(40))
+						.untilAsserted(() -> assertThat(log.overlaps()).as("overlapping holders, each told")
+							.hasSize(KEYS)
+							.noneMatch(HolderLog.Overlap::silent));
+					long demotedMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
+					List<HolderLog.Overlap> overlaps = log.overlaps();
+					assertThat(log.overlapsIgnoringLossSignals()).as("negative control: loss signals ignored")
+						.hasSize(KEYS)
+						.allMatch(HolderLog.Overlap::silent);
+					assertThat(successors.values()).as("tokens granted after the failover")
+						.allMatch((lease) -> lease.fencingToken() > highestTokenBefore);
+					successors.forEach((key, lease) -> assertThat(oracle.fencedWrite(key, lease.fencingToken(), "contender")).isTrue());
+					long staleRejected = held.entrySet()
+						.stream()
+						.filter((entry) -> !oracle.fencedWrite(entry.getKey(), entry.getValue().fencingToken(), "holder"))
+						.count();
+					assertThat(staleRejected).as("the old holders' writes, rejected by the fence").isEqualTo(KEYS);
+					release(successors, "contender", log);
+					held.values().forEach((lease) -> assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release));
+					long toldFirst = overlaps.stream().filter(HolderLog.Overlap::toldBeforeTheSuccessor).count();
+					FaultReport.row("T44 manual, short lease", "the same with a 3 s lease, shorter than the time the old "
+							+ "master keeps its clients; a second client connects after the switch",
+							"the new master lets the keys expire and grants them again while their holders renew on the "
+									+ "old master; each holder is told once its connection moves; the fence rejects it",
+							"switch " + failoverMillis + " ms; " + KEYS + "/" + KEYS + " granted again by " + grantedMillis
+									+ " ms, " + believedValid + " of them while the holder still believed its lease valid; "
+									+ "all told by " + demotedMillis + " ms (" + toldFirst + " before the second grant); "
+									+ staleRejected + "/" + KEYS + " stale writes rejected");
+				}
+			}
+			finally {
+				holderConnections.destroy();
+				if (contenderConnections != null) {
+					contenderConnections.destroy();
+				}
+			}
+		}
+	}
+
 	private static RedisLockRegistry registry(LettuceConnectionFactory connections) {
-		return RedisLockRegistry.builder(connections).leaseTime(LEASE).build();
+		return registry(connections, LEASE);
+	}
+
+	private static RedisLockRegistry registry(LettuceConnectionFactory connections, Duration lease) {
+		return RedisLockRegistry.builder(connections).leaseTime(lease).build();
 	}
 
 	private static Map<String, LockLease> hold(RedisLockRegistry registry, String holder, String prefix, HolderLog log) {
