@@ -1,15 +1,23 @@
 package io.distlock.faults;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import io.distlock.core.LockLease;
+import io.distlock.core.LockRegistry;
+
 /**
- * T44's checker: what each holder was granted, told and released, in the order it happened (one
- * sequence number across every holder of the test's JVM). Two holders overlap on a key when the
+ * T44's holders and checker: holders take, try and release keys through it, and it records what
+ * each was granted, told and released, in the order it happened (one sequence number across every
+ * holder of the test's JVM). Two holders overlap on a key when the
  * second is granted before the first released it; asynchronous replication allows that after a
  * failover, but never silently: the first must be told (its loss signal), before or after.
  */
@@ -18,6 +26,59 @@ final class HolderLog {
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final Queue<Event> events = new ConcurrentLinkedQueue<>();
+
+	/**
+	 * Acquire {@code count} keys named after the prefix, recording each grant and its loss signal.
+	 */
+	Map<String, LockLease> hold(LockRegistry registry, String holder, String prefix, int count) {
+		Map<String, LockLease> leases = new LinkedHashMap<>();
+		for (int i = 0; i < count; i++) {
+			String key = prefix + ":" + i;
+			LockLease lease = registry.acquire(key, Duration.ofSeconds(5));
+			granted(holder, key, lease.fencingToken());
+			lease.onLost((lost) -> lost(holder, key));
+			leases.put(key, lease);
+		}
+		return leases;
+	}
+
+	/**
+	 * Try every key without waiting, again every 200 ms, until each is granted or the time is
+	 * up; a store error (the contender's connection moving to the new master) counts as not
+	 * granted.
+	 */
+	Map<String, LockLease> contend(LockRegistry registry, String contender, Iterable<String> keys, Duration time) {
+		Map<String, LockLease> granted = new LinkedHashMap<>();
+		long deadline = System.nanoTime() + time.toNanos();
+		List<String> remaining = new ArrayList<>();
+		keys.forEach(remaining::add);
+		while (!remaining.isEmpty() && System.nanoTime() < deadline) {
+			for (String key : List.copyOf(remaining)) {
+				Optional<LockLease> lease;
+				try {
+					lease = registry.tryAcquire(key, Duration.ZERO);
+				}
+				catch (RuntimeException ex) {
+					// The connection is moving to the new master: try again on the next round.
+					continue;
+				}
+				lease.ifPresent((acquired) -> {
+					granted(contender, key, acquired.fencingToken());
+					granted.put(key, acquired);
+					remaining.remove(key);
+				});
+			}
+			pause();
+		}
+		return granted;
+	}
+
+	void release(Map<String, LockLease> leases, String holder) {
+		leases.forEach((key, lease) -> {
+			lease.release();
+			released(holder, key);
+		});
+	}
 
 	void granted(String holder, String key, long token) {
 		add(holder, key, Kind.GRANTED, token);
@@ -78,6 +139,15 @@ final class HolderLog {
 			.anyMatch((event) -> event.kind() == Kind.RELEASED && event.key().equals(grant.key())
 					&& event.holder().equals(grant.holder()) && event.sequence() > grant.sequence()
 					&& event.sequence() < before);
+	}
+
+	private static void pause() {
+		try {
+			Thread.sleep(200);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private void add(String holder, String key, Kind kind, long token) {

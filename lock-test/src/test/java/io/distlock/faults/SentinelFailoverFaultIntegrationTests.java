@@ -1,11 +1,9 @@
 package io.distlock.faults;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
 
@@ -80,12 +78,12 @@ class SentinelFailoverFaultIntegrationTests {
 					RedisLockRegistry contender = registry(contenderConnections)) {
 				RedisServer oldMaster = group.master();
 				RedisServer replica = group.servers().get(1);
-				Map<String, LockLease> replicated = hold(holder, "holder", "t44-kill-replicated:" + run, log);
+				Map<String, LockLease> replicated = log.hold(holder, "holder", "t44-kill-replicated:" + run, KEYS);
 				await().atMost(Duration.ofSeconds(10))
 					.ignoreExceptions()
 					.until(() -> replicated.keySet().stream().allMatch((key) -> hasLock(replica, key)));
 				group.replicationLink().mode(FaultProxy.Mode.BLACKHOLE);
-				Map<String, LockLease> unreplicated = hold(holder, "holder", "t44-kill-unreplicated:" + run, log);
+				Map<String, LockLease> unreplicated = log.hold(holder, "holder", "t44-kill-unreplicated:" + run, KEYS);
 				long highestTokenBefore = highestToken(replicated, unreplicated);
 				unreplicated.forEach((key, lease) -> assertThat(oracle.fencedWrite(key, lease.fencingToken(), "holder")).isTrue());
 
@@ -97,8 +95,7 @@ class SentinelFailoverFaultIntegrationTests {
 				assertThat(unreplicated.keySet()).noneMatch((key) -> hasLock(promoted, key));
 				long fencesKept = unreplicated.keySet().stream().filter((key) -> hasFence(promoted, key)).count();
 
-				Map<String, LockLease> successors = contend(contender, "contender", unreplicated.keySet(), log,
-						Duration.ofSeconds(30));
+				Map<String, LockLease> successors = log.contend(contender, "contender", unreplicated.keySet(), Duration.ofSeconds(30));
 				assertThat(successors).as("the contender is granted every key the new master lacks")
 					.hasSize(KEYS);
 				await().atMost(LEASE.plusSeconds(10)).until(() -> unreplicated.values().stream().noneMatch(LockLease::isValid));
@@ -118,8 +115,8 @@ class SentinelFailoverFaultIntegrationTests {
 				assertThat(staleRejected).as("the old holders' writes after the failover, rejected by the fence")
 					.isEqualTo(KEYS);
 
-				release(replicated, "holder", log);
-				release(successors, "contender", log);
+				log.release(replicated, "holder");
+				log.release(successors, "contender");
 				unreplicated.values()
 					.forEach((lease) -> assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release));
 
@@ -161,7 +158,7 @@ class SentinelFailoverFaultIntegrationTests {
 					RedisLockRegistry contender = registry(contenderConnections)) {
 				RedisServer oldMaster = group.master();
 				RedisServer replica = group.servers().get(1);
-				Map<String, LockLease> held = hold(holder, "holder", "t44-manual:" + run, log);
+				Map<String, LockLease> held = log.hold(holder, "holder", "t44-manual:" + run, KEYS);
 				await().atMost(Duration.ofSeconds(10))
 					.ignoreExceptions()
 					.until(() -> held.keySet().stream().allMatch((key) -> hasLock(replica, key)));
@@ -177,8 +174,7 @@ class SentinelFailoverFaultIntegrationTests {
 					.ignoreExceptions()
 					.until(() -> "slave".equals(RedisSentinelGroup.replication(oldMaster).getProperty("role")));
 				long demotedMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
-				Map<String, LockLease> successors = contend(contender, "contender", held.keySet(), log,
-						LEASE.plusSeconds(5));
+				Map<String, LockLease> successors = log.contend(contender, "contender", held.keySet(), LEASE.plusSeconds(5));
 
 				// A holder whose key a contender was granted is told at its next renewal at the latest.
 				await().atMost(LEASE)
@@ -193,17 +189,17 @@ class SentinelFailoverFaultIntegrationTests {
 					.hasSize(successors.size())
 					.allMatch(HolderLog.Overlap::silent);
 
-				release(held.entrySet()
+				log.release(held.entrySet()
 					.stream()
 					.filter((entry) -> entry.getValue().isValid())
 					.collect(LinkedHashMap::new, (map, entry) -> map.put(entry.getKey(), entry.getValue()), Map::putAll),
-						"holder", log);
-				release(successors, "contender", log);
-				Map<String, LockLease> after = contend(contender, "contender", held.keySet(), log, Duration.ofSeconds(10));
+						"holder");
+				log.release(successors, "contender");
+				Map<String, LockLease> after = log.contend(contender, "contender", held.keySet(), Duration.ofSeconds(10));
 				assertThat(after).as("every key granted again once its holders are gone").hasSize(KEYS);
 				assertThat(after.values()).as("tokens granted after the failover")
 					.allMatch((lease) -> lease.fencingToken() > highestTokenBefore);
-				release(after, "contender", log);
+				log.release(after, "contender");
 				FaultReport.row("T44 manual", "the same group; holders hold replicated grants; SENTINEL FAILOVER "
 						+ "(the old master stays up until Sentinel makes it a replica)",
 						"a lease its holder believes valid is held on the new master; a lease that is not is told; "
@@ -232,7 +228,7 @@ class SentinelFailoverFaultIntegrationTests {
 			try (RedisLockRegistry holder = registry(holderConnections, shortLease)) {
 				RedisServer oldMaster = group.master();
 				RedisServer replica = group.servers().get(1);
-				Map<String, LockLease> held = hold(holder, "holder", "t44-short:" + run, log);
+				Map<String, LockLease> held = log.hold(holder, "holder", "t44-short:" + run, KEYS);
 				await().atMost(Duration.ofSeconds(10))
 					.ignoreExceptions()
 					.until(() -> held.keySet().stream().allMatch((key) -> hasLock(replica, key)));
@@ -247,8 +243,7 @@ class SentinelFailoverFaultIntegrationTests {
 				// the old one, renewing there, until Sentinel demotes it and closes its clients.
 				contenderConnections = group.newConnectionFactory(Duration.ofSeconds(2));
 				try (RedisLockRegistry contender = registry(contenderConnections, shortLease)) {
-					Map<String, LockLease> successors = contend(contender, "contender", held.keySet(), log,
-							Duration.ofSeconds(30));
+					Map<String, LockLease> successors = log.contend(contender, "contender", held.keySet(), Duration.ofSeconds(30));
 					long grantedMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
 					long believedValid = held.values().stream().filter(LockLease::isValid).count();
 					assertThat(successors).as("the new master lets the keys expire and grants them again").hasSize(KEYS);
@@ -269,7 +264,7 @@ class SentinelFailoverFaultIntegrationTests {
 						.filter((entry) -> !oracle.fencedWrite(entry.getKey(), entry.getValue().fencingToken(), "holder"))
 						.count();
 					assertThat(staleRejected).as("the old holders' writes, rejected by the fence").isEqualTo(KEYS);
-					release(successors, "contender", log);
+					log.release(successors, "contender");
 					held.values().forEach((lease) -> assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release));
 					long toldFirst = overlaps.stream().filter(HolderLog.Overlap::toldBeforeTheSuccessor).count();
 					FaultReport.row("T44 manual, short lease", "the same with a 3 s lease, shorter than the time the old "
@@ -299,57 +294,6 @@ class SentinelFailoverFaultIntegrationTests {
 		return RedisLockRegistry.builder(connections).leaseTime(lease).build();
 	}
 
-	private static Map<String, LockLease> hold(RedisLockRegistry registry, String holder, String prefix, HolderLog log) {
-		Map<String, LockLease> leases = new LinkedHashMap<>();
-		for (int i = 0; i < KEYS; i++) {
-			String key = prefix + ":" + i;
-			LockLease lease = registry.acquire(key, Duration.ofSeconds(5));
-			log.granted(holder, key, lease.fencingToken());
-			lease.onLost((lost) -> log.lost(holder, key));
-			leases.put(key, lease);
-		}
-		return leases;
-	}
-
-	/**
-	 * Try every key without waiting, again every 200 ms, until each is granted or the time is
-	 * up; a store error (the contender's connection moving to the new master) counts as not
-	 * granted.
-	 */
-	private static Map<String, LockLease> contend(RedisLockRegistry registry, String contender, Iterable<String> keys,
-			HolderLog log, Duration time) {
-		Map<String, LockLease> granted = new LinkedHashMap<>();
-		long deadline = System.nanoTime() + time.toNanos();
-		List<String> remaining = new ArrayList<>();
-		keys.forEach(remaining::add);
-		while (!remaining.isEmpty() && System.nanoTime() < deadline) {
-			for (String key : List.copyOf(remaining)) {
-				Optional<LockLease> lease;
-				try {
-					lease = registry.tryAcquire(key, Duration.ZERO);
-				}
-				catch (RuntimeException ex) {
-					// The connection is moving to the new master: try again on the next round.
-					continue;
-				}
-				lease.ifPresent((acquired) -> {
-					log.granted(contender, key, acquired.fencingToken());
-					granted.put(key, acquired);
-					remaining.remove(key);
-				});
-			}
-			sleep(200);
-		}
-		return granted;
-	}
-
-	private static void release(Map<String, LockLease> leases, String holder, HolderLog log) {
-		leases.forEach((key, lease) -> {
-			lease.release();
-			log.released(holder, key);
-		});
-	}
-
 	private static long highestToken(Map<String, LockLease> first, Map<String, LockLease> second) {
 		return Stream.concat(first.values().stream(), second.values().stream())
 			.mapToLong(LockLease::fencingToken)
@@ -363,15 +307,6 @@ class SentinelFailoverFaultIntegrationTests {
 
 	private static boolean hasFence(RedisServer server, String key) {
 		return Boolean.TRUE.equals(server.template().hasKey("distlock:{" + key + "}:fence"));
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 }
