@@ -46,6 +46,7 @@ public class FencedReservation implements ReservationStrategy {
 		return Strategy.FENCED;
 	}
 
+	// tag::reserve[]
 	@Override
 	@DistributedLock(key = "'stock:' + #productId")
 	@Transactional
@@ -66,5 +67,6 @@ public class FencedReservation implements ReservationStrategy {
 				LockContext.current());
 		return Reservation.accepted(this.orders.insert(productId, quantity, strategy().name()));
 	}
+	// end::reserve[]
 
 }
