@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -13,7 +14,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -28,13 +32,13 @@ import io.distlock.test.registry.LockRegistries;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A stale holder that is a whole process frozen with SIGSTOP, as a stop-the-world GC pause or a
- * stalled VM freezes it, watchdog included: a child JVM holds the lock of a stock row (a 1 s
- * lease its watchdog renews), reads the row and is frozen; its lease runs out in Redis, this JVM
- * takes the lock and reserves 2 through {@link JdbcFencing} on a real PostgreSQL; the child is
- * continued and writes what it computed from its read. Fenced, its write is refused in the
- * database and its transaction rolls back; plain, it lands over the newer reservation (the
- * negative control).
+ * T41: a stale holder that is a whole process frozen with SIGSTOP, as a stop-the-world GC pause
+ * or a stalled VM freezes it, watchdog included. A child JVM holds the lock of a stock (a 1 s
+ * lease its watchdog renews), reads the stock and is frozen; its lease runs out in Redis, this JVM
+ * takes the lock and reserves 2 the same way; the child is continued and writes what it computed
+ * from its read. Through {@link JdbcFencing}'s fence table and row token column on a real
+ * PostgreSQL, and through {@link RedisFencing} on a real Redis, its write is refused (and its
+ * transaction rolls back); plain, it lands over the newer reservation (the negative control).
  */
 @Timeout(120)
 class JdbcFencingProcessPauseIntegrationTests {
@@ -54,7 +58,8 @@ class JdbcFencingProcessPauseIntegrationTests {
 		try (InputStream in = JdbcFencing.class.getResourceAsStream("schema-postgresql.sql")) {
 			jdbc.sql(new String(in.readAllBytes(), StandardCharsets.UTF_8)).update();
 		}
-		jdbc.sql("CREATE TABLE stock (id VARCHAR(255) PRIMARY KEY, amount INT NOT NULL)").update();
+		jdbc.sql("CREATE TABLE stock (id VARCHAR(255) PRIMARY KEY, amount INT NOT NULL, fence_token BIGINT)")
+			.update();
 	}
 
 	@AfterAll
@@ -62,17 +67,18 @@ class JdbcFencingProcessPauseIntegrationTests {
 		postgres.close();
 	}
 
-	@Test
-	void aFrozenProcessesFencedWriteIsRefusedAndTheNewerReservationStands() throws Exception {
-		Frozen frozen = freezeTheHolderWhileANewerOneReserves("FENCED");
-		assertThat(frozen.write()).startsWith("FENCED rejected");
+	@ParameterizedTest
+	@ValueSource(strings = { "FENCED", "ROW", "REDIS" })
+	void aFrozenProcessesFencedWriteIsRefusedAndTheNewerReservationStands(String mode) throws Exception {
+		Frozen frozen = freezeTheHolderWhileANewerOneReserves(mode);
+		assertThat(frozen.write()).startsWith(mode + " rejected");
 		assertThat(frozen.amount()).as("10 less the newer holder's 2").isEqualTo(8);
 	}
 
 	@Test
 	void negativeControlAFrozenProcessesPlainWriteOverwritesTheNewerReservation() throws Exception {
 		Frozen frozen = freezeTheHolderWhileANewerOneReserves("PLAIN");
-		assertThat(frozen.write()).isEqualTo("PLAIN done");
+		assertThat(frozen.write()).isEqualTo("PLAIN accepted");
 		assertThat(frozen.amount()).as("the frozen holder's 10 - 1 over the newer 8").isEqualTo(9);
 	}
 
@@ -80,6 +86,8 @@ class JdbcFencingProcessPauseIntegrationTests {
 		String key = "stock:" + UUID.randomUUID();
 		JdbcClient jdbc = JdbcClient.create(postgres.getPostgresDatabase());
 		jdbc.sql("INSERT INTO stock (id, amount) VALUES (?, 10)").param(key).update();
+		StringRedisTemplate data = redis.server().template();
+		data.opsForValue().set("data:" + key, "10");
 		RedisLockRegistry successor = this.registries.redis();
 		try (ChildJvm holder = ChildJvm.start(JdbcFencedHolderMain.class, Integer.toString(redis.server().port()),
 				postgres.getJdbcUrl("postgres", "postgres"), key, "1000", mode)) {
@@ -89,14 +97,7 @@ class JdbcFencingProcessPauseIntegrationTests {
 				// Waits until the frozen holder's lease runs out: nothing renews it meanwhile.
 				LockLease newer = successor.acquire(key, Duration.ofSeconds(20));
 				assertThat(newer.fencingToken()).isGreaterThan(staleToken);
-				TransactionTemplate transactions = new TransactionTemplate(
-						new DataSourceTransactionManager(postgres.getPostgresDatabase()));
-				JdbcFencing fencing = new JdbcFencing(postgres.getPostgresDatabase());
-				transactions.executeWithoutResult((status) -> {
-					fencing.advance(key, newer);
-					int amount = jdbc.sql("SELECT amount FROM stock WHERE id = ?").param(key).query(Integer.class).single();
-					jdbc.sql("UPDATE stock SET amount = ? WHERE id = ?").params(amount - 2, key).update();
-				});
+				reserveTwo(mode, key, newer);
 				newer.release();
 			}
 			finally {
@@ -104,9 +105,35 @@ class JdbcFencingProcessPauseIntegrationTests {
 			}
 			holder.send("go");
 			String write = holder.awaitLine(mode, 30, TimeUnit.SECONDS);
-			int amount = jdbc.sql("SELECT amount FROM stock WHERE id = ?").param(key).query(Integer.class).single();
+			int amount = "REDIS".equals(mode) ? Integer.parseInt(data.opsForValue().get("data:" + key))
+					: jdbc.sql("SELECT amount FROM stock WHERE id = ?").param(key).query(Integer.class).single();
 			return new Frozen(write, amount);
 		}
+	}
+
+	/** The newer holder's reservation, fenced the way the frozen one writes. */
+	private static void reserveTwo(String mode, String key, LockLease newer) {
+		if ("REDIS".equals(mode)) {
+			RedisFencing fencing = new RedisFencing(redis.server().template());
+			fencing.set("data:" + key, Integer.toString(Integer.parseInt(fencing.get("data:" + key, newer)) - 2), newer);
+			return;
+		}
+		JdbcClient jdbc = JdbcClient.create(postgres.getPostgresDatabase());
+		JdbcFencing fencing = new JdbcFencing(postgres.getPostgresDatabase());
+		new TransactionTemplate(new DataSourceTransactionManager(postgres.getPostgresDatabase()))
+			.executeWithoutResult((status) -> {
+				if (!"ROW".equals(mode)) {
+					fencing.advance(key, newer);
+				}
+				int amount = jdbc.sql("SELECT amount FROM stock WHERE id = ?").param(key).query(Integer.class).single();
+				if ("ROW".equals(mode)) {
+					fencing.updateRow("stock", "id", key, Map.of("amount", amount - 2), JdbcFencing.DEFAULT_TOKEN_COLUMN,
+							newer);
+				}
+				else {
+					jdbc.sql("UPDATE stock SET amount = ? WHERE id = ?").params(amount - 2, key).update();
+				}
+			});
 	}
 
 	private record Frozen(String write, int amount) {

@@ -43,7 +43,8 @@ public class FlashSaleController {
 		this.timeline.begin();
 		List<FlashSaleReport> reports = new ArrayList<>();
 		for (Strategy strategy : strategies) {
-			reports.add(this.flashSale.run(strategy, request.buyers(), request.stock(), request.loseLocks()));
+			reports.add(this.flashSale.run(strategy, request.buyers(), request.stock(),
+					Boolean.TRUE.equals(request.loseLocks())));
 		}
 		return reports;
 	}
@@ -89,9 +90,10 @@ public class FlashSaleController {
 	 * @param strategy a strategy name, or ALL
 	 * @param buyers how many buyers
 	 * @param stock the units on sale
-	 * @param loseLocks whether holders pause past their lease and lose their lock during the sale
+	 * @param loseLocks whether holders pause past their lease and lose their lock during the sale;
+	 * optional, default no
 	 */
-	public record SaleRequest(String strategy, int buyers, int stock, boolean loseLocks) {
+	public record SaleRequest(String strategy, int buyers, int stock, Boolean loseLocks) {
 	}
 
 }
