@@ -80,6 +80,7 @@ async function startSale() {
         strategy: document.getElementById('strategy').value,
         buyers: Number(document.getElementById('buyers').value),
         stock: Number(document.getElementById('stock').value),
+        loseLocks: document.getElementById('lose-locks').checked,
       }),
     });
     const reports = await response.json();
@@ -89,7 +90,8 @@ async function startSale() {
       tr.className = 'report';
       tr.append(cell(r.strategy), cell(r.sold), cell(r.oversold, r.oversold > 0 ? 'bad' : 'ok'),
         cell(r.finalStock), cell(r.rejected), cell(r.errors), cell(r.durationMillis + ' ms'),
-        cell(r.p50Millis.toFixed(1) + ' ms'), cell(r.p99Millis.toFixed(1) + ' ms'), cell(r.lockAcquisitions));
+        cell(r.p50Millis.toFixed(1) + ' ms'), cell(r.p99Millis.toFixed(1) + ' ms'), cell(r.lockAcquisitions),
+        cell(r.lockLosses), cell(r.staleWritesRejected, r.staleWritesRejected > 0 ? 'ok' : null));
       rows.prepend(tr);
     }
     window.distlockDrawLatency(reports);

@@ -542,7 +542,8 @@ public class DistlockProperties implements InitializingBean {
 		/**
 		 * When to create the fence table (distlock_fence) at startup: embedded (only in an
 		 * embedded database), always, or never (create it with Flyway or Liquibase from
-		 * io/distlock/fencing/schema-postgresql.sql or schema-h2.sql in distlock-core).
+		 * io/distlock/fencing/schema-postgresql.sql, schema-mysql.sql, schema-mariadb.sql or
+		 * schema-h2.sql in distlock-core).
 		 */
 		private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 

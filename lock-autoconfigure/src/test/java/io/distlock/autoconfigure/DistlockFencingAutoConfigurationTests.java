@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.r2dbc.core.DatabaseClient;
@@ -56,6 +57,16 @@ class DistlockFencingAutoConfigurationTests {
 				() -> DatabaseClient.create(ConnectionFactories.get("r2dbc:postgresql://user:secret@localhost:1/unused")))
 			.run((context) -> assertThat(context).hasSingleBean(R2dbcFencing.class));
 		runner().run((context) -> assertThat(context).doesNotHaveBean(R2dbcFencing.class));
+	}
+
+	@Test
+	void comesAfterBootsR2dbcAutoConfigurationWhoseDatabaseClientItFences() {
+		// Listed first: the order comes from the auto-configurations' afterName, not from this list
+		// (which would put io.distlock before org.springframework by name).
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistlockFencingAutoConfiguration.class, R2dbcAutoConfiguration.class))
+			.withPropertyValues("spring.r2dbc.url=r2dbc:postgresql://user:secret@localhost:1/unused")
+			.run((context) -> assertThat(context).hasSingleBean(DatabaseClient.class).hasSingleBean(R2dbcFencing.class));
 	}
 
 	@Test

@@ -3,7 +3,13 @@ package io.distlock.fencing;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 import jakarta.persistence.EmbeddedId;
@@ -34,7 +40,8 @@ import io.distlock.core.StaleFencingTokenException;
  * </pre>
  *
  * The fence of an entity is named after the entity and its id, {@code Product:42}
- * ({@link #resource(Class, Object)}). Inserts are not fenced: a new row overwrites nothing a
+ * ({@link #resource(Class, Object)}); a composite id ({@code @IdClass} or {@code @EmbeddedId})
+ * by its attributes, {@code OrderLine:{line=2, order=7}}. Inserts are not fenced: a new row overwrites nothing a
  * newer holder wrote. An update or removal outside a lock fails with
  * {@link IllegalStateException}: a fenced entity is written under its lock only.
  * <p>
@@ -79,8 +86,7 @@ public class FencedEntityListener {
 	@PreUpdate
 	@PreRemove
 	public void fence(Object entity) {
-		EntityIdentity identity = identities.get(entity.getClass());
-		String resource = identity.resourceOf(entity);
+		String resource = resourceOf(entity);
 		LockLease lease = LockContext.find()
 			.orElseThrow(() -> new IllegalStateException("Fenced entity '" + resource
 					+ "' written outside a distributed lock; write it under the lock whose token fences it"));
@@ -92,7 +98,8 @@ public class FencedEntityListener {
 	 * such as {@code Product:42}, to raise it with {@link JdbcFencing#advance(String)} before a
 	 * read.
 	 * @param entityType the entity class, annotated with {@code @Entity}
-	 * @param id the entity's id
+	 * @param id the entity's id: for an {@code @IdClass} entity an instance of its id class, for an
+	 * {@code @EmbeddedId} one of its embeddable
 	 * @return the fence's name
 	 */
 	public static String resource(Class<?> entityType, Object id) {
@@ -100,11 +107,21 @@ public class FencedEntityListener {
 	}
 
 	/**
-	 * The name and id of an entity class: the {@code @Entity} class in its hierarchy (a
-	 * provider's proxy or enhanced subclass has none of its own) and its {@code @Id} or
-	 * {@code @EmbeddedId}, on a field or a getter.
+	 * Return the fence name of an entity instance, as {@link #fence(Object)} raises it.
 	 */
-	private record EntityIdentity(String name, Function<Object, Object> id) {
+	static String resourceOf(Object entity) {
+		return identities.get(entity.getClass()).resourceOf(entity);
+	}
+
+	/**
+	 * The name and id of an entity class: the {@code @Entity} class in its hierarchy (a
+	 * provider's proxy or enhanced subclass has none of its own) and its id: one {@code @Id}
+	 * ({@code Product:42}), several {@code @Id} attributes of an {@code @IdClass}, or an
+	 * {@code @EmbeddedId}, on fields or getters. A composite id is written as its attributes by
+	 * name, {@code OrderLine:{line=2, order=7}}, the same for the entity and for an instance of
+	 * its id class or embeddable, whatever their {@code toString()}.
+	 */
+	private record EntityIdentity(String name, List<IdAttribute> ids, boolean composite) {
 
 		static EntityIdentity of(Class<?> type) {
 			Class<?> entity = type;
@@ -115,25 +132,35 @@ public class FencedEntityListener {
 				throw new IllegalArgumentException("'" + type.getName() + "' is not an @Entity");
 			}
 			String name = entity.getAnnotation(Entity.class).name();
-			return new EntityIdentity(StringUtils.hasText(name) ? name : entity.getSimpleName(), idAccessor(entity));
+			List<IdAttribute> ids = idAttributes(entity);
+			boolean composite = ids.size() > 1 || ids.get(0).embedded();
+			return new EntityIdentity(StringUtils.hasText(name) ? name : entity.getSimpleName(), ids, composite);
 		}
 
-		private static Function<Object, Object> idAccessor(Class<?> entity) {
+		private static List<IdAttribute> idAttributes(Class<?> entity) {
+			List<IdAttribute> ids = new ArrayList<>();
 			for (Class<?> type = entity; type != null && type != Object.class; type = type.getSuperclass()) {
 				for (Field field : type.getDeclaredFields()) {
 					if (isId(field)) {
 						ReflectionUtils.makeAccessible(field);
-						return (target) -> ReflectionUtils.getField(field, target);
+						ids.add(new IdAttribute(field.getName(), (target) -> ReflectionUtils.getField(field, target),
+								field.isAnnotationPresent(EmbeddedId.class)));
 					}
 				}
 				for (Method method : type.getDeclaredMethods()) {
 					if (isId(method) && method.getParameterCount() == 0) {
 						ReflectionUtils.makeAccessible(method);
-						return (target) -> ReflectionUtils.invokeMethod(method, target);
+						ids.add(new IdAttribute(StringUtils.uncapitalize(method.getName().replaceFirst("^(get|is)", "")),
+								(target) -> ReflectionUtils.invokeMethod(method, target),
+								method.isAnnotationPresent(EmbeddedId.class)));
 					}
 				}
 			}
-			throw new IllegalArgumentException("Entity '" + entity.getName() + "' has no @Id or @EmbeddedId");
+			if (ids.isEmpty()) {
+				throw new IllegalArgumentException("Entity '" + entity.getName() + "' has no @Id or @EmbeddedId");
+			}
+			ids.sort(Comparator.comparing(IdAttribute::name));
+			return ids;
 		}
 
 		private static boolean isId(AnnotatedElement element) {
@@ -141,16 +168,47 @@ public class FencedEntityListener {
 		}
 
 		String resourceOf(Object entity) {
-			Object key = this.id.apply(entity);
-			if (key == null) {
-				throw new IllegalStateException("Fenced entity '" + this.name + "' has no id yet");
+			if (this.ids.size() == 1) {
+				Object key = this.ids.get(0).value().apply(entity);
+				if (key == null) {
+					throw new IllegalStateException("Fenced entity '" + this.name + "' has no id yet");
+				}
+				return resource(key);
 			}
-			return resource(key);
+			Map<String, Object> attributes = new TreeMap<>();
+			for (IdAttribute id : this.ids) {
+				Object value = id.value().apply(entity);
+				if (value == null) {
+					throw new IllegalStateException("Fenced entity '" + this.name + "' has no id yet");
+				}
+				attributes.put(id.name(), value);
+			}
+			return this.name + ":" + attributes;
 		}
 
 		String resource(Object key) {
-			return this.name + ":" + Objects.requireNonNull(key, "id must not be null");
+			Objects.requireNonNull(key, "id must not be null");
+			return this.name + ":" + (this.composite ? attributes(key) : key);
 		}
+
+		/** The fields of an id class or embeddable instance, by name. */
+		private static Map<String, Object> attributes(Object key) {
+			Map<String, Object> attributes = new TreeMap<>();
+			for (Class<?> type = key.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
+				for (Field field : type.getDeclaredFields()) {
+					if (!Modifier.isStatic(field.getModifiers()) && !Modifier.isTransient(field.getModifiers())) {
+						ReflectionUtils.makeAccessible(field);
+						attributes.putIfAbsent(field.getName(), ReflectionUtils.getField(field, key));
+					}
+				}
+			}
+			return attributes;
+		}
+
+	}
+
+	/** One id attribute of an entity: its name, how to read it, whether it is an {@code @EmbeddedId}. */
+	private record IdAttribute(String name, Function<Object, Object> value, boolean embedded) {
 
 	}
 

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 import javax.sql.DataSource;
 
@@ -33,8 +32,8 @@ import io.distlock.core.StaleFencingTokenException;
  * {@code DataSourceUtils}, as {@code JdbcTemplate}):
  * <ul>
  * <li>{@link #advance(String)}: a fence row per resource in the fence table
- * ({@value #DEFAULT_TABLE}: {@code resource}, {@code token}; PostgreSQL and H2, whose DDL is
- * {@code io/distlock/fencing/schema-postgresql.sql} and {@code schema-h2.sql} in this jar), raised
+ * ({@value #DEFAULT_TABLE}: {@code resource}, {@code token}; PostgreSQL, MySQL, MariaDB and H2,
+ * whose DDL is {@code io/distlock/fencing/schema-<database>.sql} in this jar), raised
  * in the transaction that writes the data; for data of any shape, and the only change to the
  * schema is the fence table. The row stays locked until the transaction ends, so writers of one resource commit
  * one after the other in token order.</li>
@@ -126,15 +125,19 @@ public final class JdbcFencing {
 		long token = lease.fencingToken();
 		FenceDialect dialect = dialect();
 		int rows = this.jdbc.sql(dialect.advance(this.table)).params(resource, token).update();
-		if (rows > 0) {
+		if (rows > 0 && dialect.rowCountTellsAcceptance()) {
 			return;
 		}
-		// No row changed: a newer token is stored. Read it for the message.
-		Optional<Long> current = this.jdbc.sql("SELECT token FROM " + this.table + " WHERE resource = ?")
+		// The stored token decides: ours (MySQL's upsert keeps the greater one), or a newer one.
+		long current = this.jdbc.sql("SELECT token FROM " + this.table + " WHERE resource = ?")
 			.param(resource)
 			.query(Long.class)
-			.optional();
-		throw rejected(lease, resource, token, current.orElse(-1L));
+			.optional()
+			.orElse(-1L);
+		if (current == token) {
+			return;
+		}
+		throw rejected(lease, resource, token, current);
 	}
 
 	/**

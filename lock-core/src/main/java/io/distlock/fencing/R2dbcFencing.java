@@ -101,16 +101,17 @@ public final class R2dbcFencing {
 			.fetch()
 			.rowsUpdated()
 			.flatMap((rows) -> {
-				if (rows > 0) {
+				if (rows > 0 && dialect().rowCountTellsAcceptance()) {
 					return Mono.<Void>empty();
 				}
-				// No row changed: a newer token is stored. Read it for the message.
+				// The stored token decides: ours (MySQL's upsert keeps the greater one), or a newer one.
 				return this.database.sql("SELECT token FROM " + this.table + " WHERE resource = :resource")
 					.bind("resource", resource)
 					.map((row, metadata) -> row.get(0, Long.class))
 					.one()
 					.defaultIfEmpty(-1L)
-					.flatMap((current) -> Mono.<Void>error(rejected(lease, resource, token, current)));
+					.flatMap((current) -> (current == token) ? Mono.<Void>empty()
+							: Mono.<Void>error(rejected(lease, resource, token, current)));
 			}));
 	}
 

@@ -40,14 +40,14 @@ class AotModeFlashSaleIntegrationTests {
 
 	private static final int STOCK = 50;
 
-	private static AotInventoryProcess app;
+	private static InventoryProcess app;
 
 	private static RestClient http;
 
 	@BeforeAll
 	static void startInAotMode() throws Exception {
 		// The application's own start-up line says whether it runs AOT-processed: keep it at INFO.
-		app = AotInventoryProcess.start(Path.of("target", "aot-inventory.log"),
+		app = InventoryProcess.startAot(Path.of("target", "aot-inventory.log"),
 				InventoryServers.arguments("logging.level.io.distlock.sample.inventory.InventoryApplication=INFO"));
 		http = RestClient.create(app.url());
 	}
@@ -64,7 +64,7 @@ class AotModeFlashSaleIntegrationTests {
 		// Boot says "AOT-processed" only when it loaded InventoryApplication__ApplicationContextInitializer
 		// (and fails to start in AOT mode without it).
 		assertThat(app.output()).contains("Starting AOT-processed InventoryApplication");
-		assertThat(Files.exists(Path.of(System.getProperty(AotInventoryProcess.CLASSES_PROPERTY), "io", "distlock",
+		assertThat(Files.exists(Path.of(System.getProperty(InventoryProcess.CLASSES_PROPERTY), "io", "distlock",
 				"sample", "inventory", "InventoryApplication__ApplicationContextInitializer.class")))
 			.isTrue();
 	}

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,6 +45,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class InventoryPageBrowserTests {
 
 	private static final Path SCREENSHOT = Path.of("target", "screenshots", "inventory-flash-sale.png");
+
+	private static final Path LOST_LOCKS_SCREENSHOT = Path.of("target", "screenshots", "inventory-lost-locks.png");
 
 	@Test
 	void aPersonRunsAFlashSaleAndSeesTheControlOversellOnTheChart() throws IOException {
@@ -98,6 +101,50 @@ class InventoryPageBrowserTests {
 				Files.createDirectories(SCREENSHOT.getParent());
 				Files.write(SCREENSHOT, ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
 				assertThat(Files.size(SCREENSHOT)).isPositive();
+			}
+			finally {
+				browser.quit();
+			}
+		}
+	}
+
+	@Test
+	void aPersonLosesLocksDuringASaleAndSeesTheStaleWritesRejected() throws IOException {
+		BrowserBinaries binaries = binaries();
+		try (ConfigurableApplicationContext app = InventoryServers.start(true, "inventory.think-time=1ms")) {
+			String url = "http://localhost:" + app.getEnvironment().getProperty("local.server.port") + "/";
+			Path profile = Files.createTempDirectory("distlock-chromium-");
+			WebDriver browser = browser(binaries, profile);
+			try {
+				browser.get(url);
+				new Select(browser.findElement(By.id("strategy"))).selectByValue("FENCED,LOCK_ONLY");
+				setValue(browser.findElement(By.id("buyers")), "200");
+				setValue(browser.findElement(By.id("stock")), "50");
+				browser.findElement(By.id("lose-locks")).click();
+				browser.findElement(By.id("start")).click();
+				WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(120));
+				wait.until((driver) -> "done".equals(driver.findElement(By.id("status")).getText()));
+
+				Map<String, List<String>> rows = new HashMap<>();
+				for (WebElement report : browser.findElements(By.cssSelector("#reports tr.report"))) {
+					List<String> cells = report.findElements(By.tagName("td")).stream().map(WebElement::getText).toList();
+					rows.put(cells.get(0), cells);
+				}
+				assertThat(rows).containsOnlyKeys("FENCED", "LOCK_ONLY");
+				// Columns: strategy, sold, oversold, final stock, rejected, errors, time, p50, p99,
+				// lock grants, locks lost, stale writes rejected.
+				List<String> fenced = rows.get("FENCED");
+				assertThat(fenced.get(1)).as("sold with fencing").isEqualTo("50");
+				assertThat(fenced.get(2)).as("oversold with fencing").isEqualTo("0");
+				assertThat(Integer.parseInt(fenced.get(10))).as("locks lost with fencing").isPositive();
+				assertThat(Integer.parseInt(fenced.get(11))).as("stale writes rejected").isPositive();
+				List<String> lockOnly = rows.get("LOCK_ONLY");
+				assertThat(Integer.parseInt(lockOnly.get(10))).as("locks lost by the lock alone").isPositive();
+				assertThat(Integer.parseInt(lockOnly.get(1)) + Integer.parseInt(lockOnly.get(3)))
+					.as("sold + final stock of the lock alone (a lost update or an oversell)")
+					.isNotEqualTo(50);
+				Files.createDirectories(LOST_LOCKS_SCREENSHOT.getParent());
+				Files.write(LOST_LOCKS_SCREENSHOT, ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
 			}
 			finally {
 				browser.quit();

@@ -65,27 +65,6 @@ public class ProductRepository {
 			.update();
 	}
 
-	/**
-	 * Fencing, step one: record this holder's token on the row, unless a newer holder already
-	 * did. From here on a stale holder's write cannot succeed.
-	 */
-	public int claimFence(long id, long token) {
-		return this.jdbc.sql("update product set last_fence = :t where id = :id and last_fence < :t")
-			.param("t", token)
-			.param("id", id)
-			.update();
-	}
-
-	/** Fencing, step two: write the computed stock only while this holder's token is the latest. */
-	public int writeStockIfFenced(long id, int stock, long token) {
-		return this.jdbc
-			.sql("update product set stock = :s, version = version + 1 where id = :id and last_fence = :t")
-			.param("s", stock)
-			.param("id", id)
-			.param("t", token)
-			.update();
-	}
-
 	/** No protection at all: the write of a read-check-write. Only for the negative control. */
 	public int writeStock(long id, int stock) {
 		return this.jdbc.sql("update product set stock = :s, version = version + 1 where id = :id")

@@ -16,7 +16,7 @@ public enum Strategy {
 	/** Optimistic versions: {@code UPDATE ... WHERE version = :v}, retried a bounded number of times. */
 	OPTIMISTIC(null),
 
-	/** The lock plus a fencing token on the row: a stale holder's write is refused. */
+	/** The lock plus distlock's fencing ({@code JdbcFencing}): a stale holder's write is refused. */
 	FENCED("FencedReservation.reserve"),
 
 	/** No lock, no guard: a plain read-check-write. The negative control; it oversells. */

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.commons.logging.Log;
@@ -19,6 +20,7 @@ import org.springframework.stereotype.Service;
 
 import io.distlock.sample.inventory.order.OrderRepository;
 import io.distlock.sample.inventory.product.ProductRepository;
+import io.distlock.sample.inventory.reservation.HolderPauses;
 import io.distlock.sample.inventory.reservation.Reservation;
 import io.distlock.sample.inventory.reservation.Reservations;
 import io.distlock.sample.inventory.reservation.Strategy;
@@ -45,13 +47,16 @@ public class FlashSale {
 
 	private final SaleTimeline timeline;
 
+	private final HolderPauses pauses;
+
 	public FlashSale(Reservations reservations, ProductRepository products, OrderRepository orders,
-			ObjectProvider<MeterRegistry> meters, SaleTimeline timeline) {
+			ObjectProvider<MeterRegistry> meters, SaleTimeline timeline, HolderPauses pauses) {
 		this.reservations = reservations;
 		this.products = products;
 		this.orders = orders;
 		this.meters = meters;
 		this.timeline = timeline;
+		this.pauses = pauses;
 	}
 
 	/**
@@ -62,9 +67,25 @@ public class FlashSale {
 	 * @return the report
 	 */
 	public FlashSaleReport run(Strategy strategy, int buyers, int stock) throws InterruptedException {
+		return run(strategy, buyers, stock, false);
+	}
+
+	/**
+	 * Run one sale, optionally with holders paused past their lease ({@link HolderPauses}: one
+	 * buyer in {@value HolderPauses#SALE_EVERY} pauses and loses its lock).
+	 * @param strategy how buyers reserve
+	 * @param buyers how many buyers
+	 * @param stock the units on sale
+	 * @param loseLocks whether holders pause and lose their lock during the sale
+	 * @return the report
+	 */
+	public FlashSaleReport run(Strategy strategy, int buyers, int stock, boolean loseLocks)
+			throws InterruptedException {
 		long productId = this.products.create("Flash sale " + strategy + " " + System.currentTimeMillis(), stock);
 		long grantsBefore = lockCount(strategy, "acquired");
 		long timeoutsBefore = lockCount(strategy, "timeout");
+		double staleBefore = fencingRejections(strategy);
+		HolderPauses.Session pausing = null;
 		CountDownLatch start = new CountDownLatch(1);
 		ExecutorService executor = Buyers.executor(buyers);
 		List<Future<Purchase>> purchases = new ArrayList<>(buyers);
@@ -78,6 +99,9 @@ public class FlashSale {
 			this.timeline.start(strategy, stock);
 			long startNanos = System.nanoTime();
 			Thread sampler = sampler(strategy, productId, stock, startNanos);
+			if (loseLocks) {
+				pausing = this.pauses.pauseEvery(HolderPauses.SALE_EVERY);
+			}
 			start.countDown();
 			long[] latencies = new long[buyers];
 			int rejected = 0;
@@ -93,6 +117,8 @@ public class FlashSale {
 				}
 			}
 			long durationNanos = System.nanoTime() - startNanos;
+			int lockLosses = stopPauses(pausing);
+			pausing = null;
 			sampler.interrupt();
 			sampler.join(TimeUnit.SECONDS.toMillis(5));
 			int sold = this.orders.soldQuantity(productId);
@@ -104,13 +130,23 @@ public class FlashSale {
 					TimeUnit.NANOSECONDS.toMillis(durationNanos), buyers / (durationNanos / 1e9),
 					percentileMillis(latencies, 0.50), percentileMillis(latencies, 0.90),
 					percentileMillis(latencies, 0.99), percentileMillis(latencies, 1.0),
-					lockCount(strategy, "acquired") - grantsBefore, lockCount(strategy, "timeout") - timeoutsBefore);
+					lockCount(strategy, "acquired") - grantsBefore, lockCount(strategy, "timeout") - timeoutsBefore,
+					lockLosses, (long) (fencingRejections(strategy) - staleBefore));
 			logger.info("Flash sale " + report.summary());
 			return report;
 		}
 		finally {
+			stopPauses(pausing);
 			executor.shutdownNow();
 		}
+	}
+
+	private static int stopPauses(HolderPauses.Session pausing) {
+		if (pausing == null) {
+			return 0;
+		}
+		pausing.close();
+		return pausing.locksLost();
 	}
 
 	/**
@@ -164,6 +200,16 @@ public class FlashSale {
 		}
 		Timer timer = registry.find("distlock.acquire").tag("lock.name", strategy.lockName()).tag("outcome", outcome).timer();
 		return (timer != null) ? timer.count() : 0;
+	}
+
+	/** Stale writes the database refused, from distlock's {@code distlock.fencing.rejected} counter. */
+	private double fencingRejections(Strategy strategy) {
+		MeterRegistry registry = this.meters.getIfAvailable();
+		if (registry == null || strategy.lockName() == null) {
+			return 0;
+		}
+		Counter counter = registry.find("distlock.fencing.rejected").tag("lock.name", strategy.lockName()).counter();
+		return (counter != null) ? counter.count() : 0;
 	}
 
 	private static double percentileMillis(long[] sortedNanos, double percentile) {

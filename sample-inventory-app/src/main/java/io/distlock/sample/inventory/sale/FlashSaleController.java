@@ -16,7 +16,8 @@ import io.distlock.sample.inventory.reservation.Strategy;
  * Flash sales over HTTP: {@code POST /api/flash-sales} with
  * {@code {"strategy":"LOCK","buyers":200,"stock":50}}; strategy {@code ALL} runs the four safe
  * strategies one after another, and a comma-separated list such as {@code ALL,UNGUARDED} runs
- * each in turn. {@code GET /api/flash-sales/timeline} gives the units left over time.
+ * each in turn; with {@code "loseLocks":true} one buyer in 10 pauses past its lease and loses its
+ * lock ({@link io.distlock.sample.inventory.reservation.HolderPauses}). {@code GET /api/flash-sales/timeline} gives the units left over time.
  */
 @RestController
 public class FlashSaleController {
@@ -42,7 +43,8 @@ public class FlashSaleController {
 		this.timeline.begin();
 		List<FlashSaleReport> reports = new ArrayList<>();
 		for (Strategy strategy : strategies) {
-			reports.add(this.flashSale.run(strategy, request.buyers(), request.stock()));
+			reports.add(this.flashSale.run(strategy, request.buyers(), request.stock(),
+					Boolean.TRUE.equals(request.loseLocks())));
 		}
 		return reports;
 	}
@@ -88,8 +90,10 @@ public class FlashSaleController {
 	 * @param strategy a strategy name, or ALL
 	 * @param buyers how many buyers
 	 * @param stock the units on sale
+	 * @param loseLocks whether holders pause past their lease and lose their lock during the sale;
+	 * optional, default no
 	 */
-	public record SaleRequest(String strategy, int buyers, int stock) {
+	public record SaleRequest(String strategy, int buyers, int stock, Boolean loseLocks) {
 	}
 
 }

@@ -23,11 +23,15 @@ import io.distlock.sample.inventory.reservation.Strategy;
  * @param maxMillis the slowest purchase
  * @param lockAcquisitions distributed lock grants during the sale
  * @param lockTimeouts distributed lock acquisitions that timed out during the sale
+ * @param lockLosses held locks lost on purpose during the sale (the "lose locks" option), 0
+ * without it
+ * @param staleWritesRejected writes of holders that outlived their lease refused by the database
+ * (distlock's {@code distlock.fencing.rejected} counter): the fenced strategy only
  */
 public record FlashSaleReport(Strategy strategy, long productId, int buyers, int initialStock, int sold, int finalStock,
 		int oversold, boolean consistent, int rejected, int errors, long durationMillis, double buyersPerSecond,
 		double p50Millis, double p90Millis, double p99Millis, double maxMillis, long lockAcquisitions,
-		long lockTimeouts) {
+		long lockTimeouts, int lockLosses, long staleWritesRejected) {
 
 	/**
 	 * Return the report as one log line.
@@ -36,10 +40,11 @@ public record FlashSaleReport(Strategy strategy, long productId, int buyers, int
 	public String summary() {
 		return String.format(java.util.Locale.ROOT,
 				"%s: %d buyers, stock %d -> sold %d, oversold %d, final stock %d, consistent %s, rejected %d, "
-						+ "errors %d, %d ms (%.0f buyers/s), p50 %.1f ms, p99 %.1f ms, lock grants %d, lock timeouts %d",
+						+ "errors %d, %d ms (%.0f buyers/s), p50 %.1f ms, p99 %.1f ms, lock grants %d, lock timeouts %d, "
+						+ "locks lost %d, stale writes rejected %d",
 				this.strategy, this.buyers, this.initialStock, this.sold, this.oversold, this.finalStock, this.consistent,
 				this.rejected, this.errors, this.durationMillis, this.buyersPerSecond, this.p50Millis, this.p99Millis,
-				this.lockAcquisitions, this.lockTimeouts);
+				this.lockAcquisitions, this.lockTimeouts, this.lockLosses, this.staleWritesRejected);
 	}
 
 }

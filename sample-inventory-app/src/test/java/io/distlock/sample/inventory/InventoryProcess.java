@@ -15,13 +15,13 @@ import java.util.regex.Pattern;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample application, as Spring AOT processed it at build time, running in a JVM of its own
- * started with {@code -Dspring.aot.enabled=true}: what a user gets from
- * {@code java -Dspring.aot.enabled=true -jar}. Its classpath is the application's runtime
+ * The sample application running in a JVM of its own, as a user runs it with {@code java -jar};
+ * or as Spring AOT processed it at build time, started with {@code -Dspring.aot.enabled=true}:
+ * what a user gets from {@code java -Dspring.aot.enabled=true -jar}. Its classpath is the application's runtime
  * classpath (as the build wrote it), not the tests' one, so nothing from the test scope helps it
  * start. Its output goes to a log file, which is also how it tells its HTTP port.
  */
-final class AotInventoryProcess {
+final class InventoryProcess {
 
 	/** Set by this module's surefire configuration: the classes, AOT-generated ones included. */
 	static final String CLASSES_PROPERTY = "inventory.aot.classes";
@@ -39,7 +39,7 @@ final class AotInventoryProcess {
 
 	private final int port;
 
-	private AotInventoryProcess(Process process, Path log, int port) {
+	private InventoryProcess(Process process, Path log, int port) {
 		this.process = process;
 		this.log = log;
 		this.port = port;
@@ -51,12 +51,28 @@ final class AotInventoryProcess {
 	 * @param arguments the application's arguments
 	 * @return the running application
 	 */
-	static AotInventoryProcess start(Path log, String... arguments) throws IOException {
+	static InventoryProcess startAot(Path log, String... arguments) throws IOException {
+		return start(true, log, arguments);
+	}
+
+	/**
+	 * Start the application and wait until its web server listens.
+	 * @param log the file the application's output goes to
+	 * @param arguments the application's arguments
+	 * @return the running application
+	 */
+	static InventoryProcess start(Path log, String... arguments) throws IOException {
+		return start(false, log, arguments);
+	}
+
+	private static InventoryProcess start(boolean aot, Path log, String... arguments) throws IOException {
 		String classes = required(CLASSES_PROPERTY);
 		String classpath = Files.readString(Path.of(required(CLASSPATH_PROPERTY)), StandardCharsets.UTF_8).strip();
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-		command.add("-Dspring.aot.enabled=true");
+		if (aot) {
+			command.add("-Dspring.aot.enabled=true");
+		}
 		command.add("-Xmx512m");
 		command.add("-cp");
 		command.add(classes + File.pathSeparator + classpath);
@@ -70,13 +86,13 @@ final class AotInventoryProcess {
 			int port = await().atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(200)).until(() -> {
 				String output = Files.readString(log, StandardCharsets.UTF_8);
 				if (!process.isAlive()) {
-					throw new IllegalStateException("The AOT-processed sample exited with " + process.exitValue()
+					throw new IllegalStateException("The sample exited with " + process.exitValue()
 							+ " before it listened; its output (" + log + "):\n" + output);
 				}
 				Matcher matcher = PORT.matcher(output);
 				return matcher.find() ? Integer.parseInt(matcher.group(1)) : 0;
 			}, (found) -> found > 0);
-			return new AotInventoryProcess(process, log, port);
+			return new InventoryProcess(process, log, port);
 		}
 		catch (RuntimeException | Error ex) {
 			process.destroyForcibly();
