@@ -19,7 +19,8 @@ import io.distlock.redis.InvalidRegistryOptionException;
 class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfigurationException> {
 
 	/** The auto-configured registries, whose builders take their options from the properties. */
-	private static final Set<String> REGISTRY_BEANS = Set.of("distlockRegistry", "distlockRedlockRegistry");
+	private static final Set<String> REGISTRY_BEANS = Set.of("distlockRegistry", "distlockRedlockRegistry",
+			"distlockJdbcRegistry");
 
 	/** The property behind each option the auto-configuration sets on a registry builder. */
 	private static final Map<String, String> PROPERTIES = Map.ofEntries(
@@ -32,7 +33,8 @@ class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfi
 			Map.entry("replicaTimeout", "distlock.replica-acknowledgement.timeout"),
 			Map.entry("perNodeTimeout", "distlock.redlock.per-node-timeout"),
 			Map.entry("driftFactor", "distlock.redlock.drift-factor"),
-			Map.entry("restartDelay", "distlock.redlock.restart-delay"), Map.entry("nodes", "distlock.redlock.nodes"));
+			Map.entry("restartDelay", "distlock.redlock.restart-delay"), Map.entry("nodes", "distlock.redlock.nodes"),
+			Map.entry("tableName", "distlock.jdbc.table-name"));
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, LockConfigurationException cause) {

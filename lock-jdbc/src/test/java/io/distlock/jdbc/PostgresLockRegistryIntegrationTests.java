@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.TimeZone;
 import java.util.concurrent.Future;
 
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -86,6 +88,25 @@ class PostgresLockRegistryIntegrationTests {
 		finally {
 			DataSourceUtils.releaseConnection(connection, postgres.dataSource());
 		}
+	}
+
+	@Test
+	void theDocumentedBuilderLocksAndFences() {
+		DataSource dataSource = postgres.dataSource();
+		// tag::builder[]
+		PostgresLockRegistry registry = PostgresLockRegistry.builder(dataSource)
+			.tableName("distlock_lock")           // created by META-INF/distlock/jdbc/schema-postgresql.sql
+			.leaseTime(Duration.ofSeconds(30))    // renewed by the watchdog while held
+			.build();                             // fails here, naming the table, if it is missing
+
+		try (LockLease lease = registry.acquire("stock:42", Duration.ofSeconds(2))) {
+			long token = lease.fencingToken();    // larger than every earlier grant of "stock:42"
+			// write with WHERE fence < :token, or through JdbcFencing
+		}
+		// end::builder[]
+		this.registries.add(registry);
+		assertThat(postgres.exists("SELECT 1 FROM distlock_lock WHERE lock_key = 'stock:42' AND owner IS NULL"))
+			.isTrue();
 	}
 
 	@Test
