@@ -48,7 +48,8 @@ final class LockTableStatements {
 		this.table = identifier(table);
 		// A channel is an identifier: the table name without its schema's dot.
 		this.channel = this.table.replace('.', '_').toLowerCase(Locale.ROOT) + "_released";
-		// Free, released or expired: take it. Otherwise (no row from 'granted') mark that the
+		// Free, released, expired, or already the caller's (an attempt repeated after its answer
+		// was lost): take it. Otherwise (no row from 'granted') mark that the
 		// caller waits, for its wait time, and answer how long the holder's lease still runs.
 		this.acquire = """
 				WITH granted AS (
@@ -57,7 +58,7 @@ final class LockTableStatements {
 				  ON CONFLICT (lock_key) DO UPDATE
 				    SET owner = EXCLUDED.owner, token = GREATEST(l.token + 1, EXCLUDED.token),
 				      expires_at = EXCLUDED.expires_at
-				    WHERE l.expires_at IS NULL OR l.expires_at <= clock_timestamp()
+				    WHERE l.expires_at IS NULL OR l.expires_at <= clock_timestamp() OR l.owner = EXCLUDED.owner
 				  RETURNING token),
 				taken AS (
 				  UPDATE %1$s SET awaited_until = CASE WHEN ?::bigint > 0

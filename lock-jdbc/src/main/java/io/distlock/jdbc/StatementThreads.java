@@ -89,6 +89,31 @@ final class StatementThreads implements AutoCloseable {
 					new SQLTimeoutException("Lock store call waited past its bound of " + bound.toMillis() + "ms"));
 			return;
 		}
+		try {
+			result.complete(runOnce(deadline, work));
+		}
+		catch (SQLException ex) {
+			if (!isConnectionFailure(ex) || deadline - System.nanoTime() <= 0) {
+				result.completeExceptionally(ex);
+				return;
+			}
+			// A pooled connection that died with its server session (a restart, a terminated
+			// backend): once more on another. Every statement is safe to repeat: it compares the
+			// owner, and a grant repeated for its own owner is granted again.
+			try {
+				result.complete(runOnce(deadline, work));
+			}
+			catch (SQLException | RuntimeException retryFailure) {
+				retryFailure.addSuppressed(ex);
+				result.completeExceptionally(retryFailure);
+			}
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	private <T> T runOnce(long deadline, Work<T> work) throws SQLException {
 		try (Connection connection = this.dataSource.getConnection()) {
 			if (!connection.getAutoCommit()) {
 				connection.setAutoCommit(true);
@@ -96,11 +121,17 @@ final class StatementThreads implements AutoCloseable {
 			long leftMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
 			connection.setNetworkTimeout(DIRECT, (int) Math.min(Integer.MAX_VALUE,
 					leftMillis + NETWORK_GRACE.toMillis()));
-			result.complete(work.run(connection, queryTimeoutSeconds(leftMillis)));
+			return work.run(connection, queryTimeoutSeconds(leftMillis));
 		}
-		catch (SQLException | RuntimeException ex) {
-			result.completeExceptionally(ex);
-		}
+	}
+
+	/**
+	 * Return whether the statement failed because its connection did: SQLSTATE class 08
+	 * (connection exception) or 57P01 to 57P03 (the server shut the session down).
+	 */
+	private static boolean isConnectionFailure(SQLException ex) {
+		String state = ex.getSQLState();
+		return state != null && (state.startsWith("08") || state.startsWith("57P0"));
 	}
 
 	/**

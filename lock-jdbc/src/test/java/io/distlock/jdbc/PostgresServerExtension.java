@@ -75,6 +75,22 @@ final class PostgresServerExtension implements BeforeAllCallback, AfterAllCallba
 		}
 	}
 
+	int count(String sql, Object... args) {
+		try (Connection connection = unpooled().getConnection();
+				PreparedStatement statement = connection.prepareStatement(sql)) {
+			for (int i = 0; i < args.length; i++) {
+				statement.setObject(i + 1, args[i]);
+			}
+			try (ResultSet rows = statement.executeQuery()) {
+				rows.next();
+				return rows.getInt(1);
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	boolean exists(String sql, Object... args) {
 		try (Connection connection = unpooled().getConnection();
 				PreparedStatement statement = connection.prepareStatement(sql)) {
