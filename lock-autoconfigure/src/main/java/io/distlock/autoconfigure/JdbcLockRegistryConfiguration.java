@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -27,7 +28,9 @@ import io.distlock.listener.CompositeLockListener;
 @ConditionalOnClass({ PostgresLockRegistry.class, EmbeddedDatabaseConnection.class })
 class JdbcLockRegistryConfiguration {
 
+	// After Flyway, Liquibase and the SQL scripts: the build checks the lease table they create.
 	@Bean(destroyMethod = "close")
+	@DependsOnDatabaseInitialization
 	@ConditionalOnMissingBean(LockRegistry.class)
 	@ConditionalOnSingleCandidate(DataSource.class)
 	@Conditional(OnJdbcStoreCondition.class)
