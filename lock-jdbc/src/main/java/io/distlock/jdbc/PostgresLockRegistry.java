@@ -48,12 +48,12 @@ public class PostgresLockRegistry extends AbstractLockRegistry {
 	 * Create the registry of a builder, whose options and table were checked already.
 	 */
 	PostgresLockRegistry(PostgresLockRegistryBuilder builder, RegistrySettings settings,
-			LockTableStatements statements) {
+			LockTableStatements statements, StatementOptions options) {
 		super(new PostgresLockStore(statements,
-				new StatementThreads(builder.dataSource(), builder.statementThreads(), settings.instanceId()),
+				new StatementThreads(builder.dataSource(), options.threads(), settings.instanceId()),
 				new ReleaseListener(builder.listenDataSource(), statements.channel(), settings.retryInterval(),
 						settings.instanceId()),
-				builder.statementTimeout()), settings);
+				options.timeout()), settings);
 		this.tableName = statements.table();
 	}
 

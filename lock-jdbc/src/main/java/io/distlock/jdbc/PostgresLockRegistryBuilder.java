@@ -6,8 +6,6 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
-import org.springframework.util.ClassUtils;
 
 import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockListener;
@@ -31,10 +29,6 @@ public final class PostgresLockRegistryBuilder {
 
 	/** The default number of statements a registry runs at once. */
 	public static final int DEFAULT_STATEMENT_THREADS = 8;
-
-	private static final boolean springJdbcPresent = ClassUtils.isPresent(
-			"org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy",
-			PostgresLockRegistryBuilder.class.getClassLoader());
 
 	private final DataSource dataSource;
 
@@ -71,7 +65,7 @@ public final class PostgresLockRegistryBuilder {
 	private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
 	PostgresLockRegistryBuilder(DataSource dataSource) {
-		this.dataSource = withoutTransaction(Objects.requireNonNull(dataSource, "dataSource must not be null"));
+		this.dataSource = TransactionFreeDataSources.of(Objects.requireNonNull(dataSource, "dataSource must not be null"));
 	}
 
 	/**
@@ -250,12 +244,13 @@ public final class PostgresLockRegistryBuilder {
 	 */
 	public PostgresLockRegistry build() {
 		RegistrySettings settings = settings();
+		StatementOptions options = new StatementOptions(this.statementThreads, this.statementTimeout);
 		LockTableStatements statements = statements();
 		if (this.initializeSchema) {
 			LockTableSchema.initialize(this.dataSource, statements.table());
 		}
 		LockTableSchema.validate(this.dataSource, statements);
-		return new PostgresLockRegistry(this, settings, statements);
+		return new PostgresLockRegistry(this, settings, statements, options);
 	}
 
 	DataSource dataSource() {
@@ -263,15 +258,7 @@ public final class PostgresLockRegistryBuilder {
 	}
 
 	DataSource listenDataSource() {
-		return (this.listenDataSource != null) ? withoutTransaction(this.listenDataSource) : this.dataSource;
-	}
-
-	int statementThreads() {
-		return this.statementThreads;
-	}
-
-	Duration statementTimeout() {
-		return this.statementTimeout;
+		return (this.listenDataSource != null) ? TransactionFreeDataSources.of(this.listenDataSource) : this.dataSource;
 	}
 
 	private LockTableStatements statements() {
@@ -299,30 +286,10 @@ public final class PostgresLockRegistryBuilder {
 			throw new InvalidRegistryOptionException("maxKeyBytes", this.maxKeyBytes, "maxKeyBytes must be at most "
 					+ PostgresLockStore.MAX_KEY_BYTES + " on PostgreSQL but was '" + this.maxKeyBytes + "'");
 		}
-		if (this.statementThreads < 1) {
-			throw new InvalidRegistryOptionException("statementThreads", this.statementThreads,
-					"statementThreads must be at least 1 but was '" + this.statementThreads + "'");
-		}
-		if (this.statementTimeout == null || this.statementTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
-			throw new InvalidRegistryOptionException("statementTimeout", this.statementTimeout,
-					"statementTimeout must be at least 1s but was '" + this.statementTimeout + "'");
-		}
 		String id = (this.instanceId != null) ? this.instanceId : RegistrySettings.newInstanceId();
 		return new RegistrySettings(this.leaseTime, timing.renewalInterval(), this.waitStrategy, retry, this.listener,
 				id, RegistrySettings.DEFAULT_DRIFT_FACTOR, Duration.ZERO, handoff.maxHandoffs(), handoff.maxTime(),
 				this.maxLeaseTime, new KeyLimit(this.maxKeyBytes, this.longKeys));
-	}
-
-	/**
-	 * Look behind Spring's transaction-aware proxy: through it a statement would join the
-	 * caller's transaction, and the lock would be rolled back with it.
-	 */
-	private static DataSource withoutTransaction(DataSource dataSource) {
-		if (springJdbcPresent && dataSource instanceof TransactionAwareDataSourceProxy proxy
-				&& proxy.getTargetDataSource() != null) {
-			return proxy.getTargetDataSource();
-		}
-		return dataSource;
 	}
 
 }
