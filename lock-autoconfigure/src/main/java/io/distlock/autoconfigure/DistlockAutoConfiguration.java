@@ -10,13 +10,16 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
  * for distributed locks: a {@code RedisLockRegistry} on the application's
- * {@link RedisConnectionFactory}, and the advice of {@code @DistributedLock}.
+ * {@link RedisConnectionFactory} (or a {@code PostgresLockRegistry} on its {@code DataSource},
+ * {@code distlock.store=jdbc}), and the advice of {@code @DistributedLock}.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration" })
 @ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistlockProperties.class)
-@Import({ LockRegistryConfiguration.class, LockAnnotationConfiguration.class, LockTransactionConfiguration.class })
+// The PostgreSQL registry's configuration first: when it defines the registry, the Redis one backs off.
+@Import({ JdbcLockRegistryConfiguration.class, LockRegistryConfiguration.class, LockAnnotationConfiguration.class, LockTransactionConfiguration.class })
 public final class DistlockAutoConfiguration {
 
 }

@@ -31,6 +31,13 @@ public class DistlockProperties implements InitializingBean {
 	private boolean enabled = true;
 
 	/**
+	 * Where the locks live: redis (the application's Redis, or Redlock nodes) or jdbc (a lease
+	 * table in the application's PostgreSQL DataSource, with distlock-jdbc). Defaults to redis,
+	 * or to jdbc when the application has a DataSource and no Redis connection factory.
+	 */
+	private Store store;
+
+	/**
 	 * Prefix of every Redis key the locks write. Must not contain '{' or '}'.
 	 */
 	private String keyPrefix = "distlock:";
@@ -107,6 +114,8 @@ public class DistlockProperties implements InitializingBean {
 	private final LossDetection lossDetection = new LossDetection();
 
 	private final Fencing fencing = new Fencing();
+
+	private final Jdbc jdbc = new Jdbc();
 
 	/**
 	 * Whether startup fails when the store that holds the locks does not answer (checked once,
@@ -241,6 +250,18 @@ public class DistlockProperties implements InitializingBean {
 
 	public Fencing getFencing() {
 		return this.fencing;
+	}
+
+	public Store getStore() {
+		return this.store;
+	}
+
+	public void setStore(Store store) {
+		this.store = store;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
 	}
 
 	public boolean isFailFast() {
@@ -546,6 +567,55 @@ public class DistlockProperties implements InitializingBean {
 		 * schema-h2.sql in distlock-core).
 		 */
 		private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
+
+		public SchemaInitialization getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(SchemaInitialization initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+	}
+
+	/**
+	 * Where the locks live.
+	 */
+	public enum Store {
+
+		/** The application's Redis, or Redlock nodes. */
+		REDIS,
+
+		/** A lease table in the application's PostgreSQL database (distlock-jdbc). */
+		JDBC
+
+	}
+
+	/**
+	 * PostgreSQL lock store properties ({@code distlock.jdbc.*}), used when the locks live in
+	 * the database ({@code distlock.store=jdbc}).
+	 */
+	public static class Jdbc {
+
+		/**
+		 * Name of the lease table, optionally after its schema and a dot.
+		 */
+		private String tableName = "distlock_lock";
+
+		/**
+		 * When to create the lease table at startup: embedded (only in an embedded database),
+		 * always, or never (create it with Flyway or Liquibase from
+		 * META-INF/distlock/jdbc/schema-postgresql.sql in distlock-jdbc).
+		 */
+		private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
+
+		public String getTableName() {
+			return this.tableName;
+		}
+
+		public void setTableName(String tableName) {
+			this.tableName = tableName;
+		}
 
 		public SchemaInitialization getInitializeSchema() {
 			return this.initializeSchema;

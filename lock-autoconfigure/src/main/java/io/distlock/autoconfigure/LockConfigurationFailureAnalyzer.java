@@ -19,7 +19,8 @@ import io.distlock.core.LockConfigurationException;
 class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfigurationException> {
 
 	/** The auto-configured registries, whose builders take their options from the properties. */
-	private static final Set<String> REGISTRY_BEANS = Set.of("distlockRegistry", "distlockRedlockRegistry");
+	private static final Set<String> REGISTRY_BEANS = Set.of("distlockRegistry", "distlockRedlockRegistry",
+			"distlockJdbcRegistry");
 
 	/** The property behind each option the auto-configuration sets on a registry builder. */
 	private static final Map<String, String> PROPERTIES = Map.ofEntries(
@@ -34,7 +35,8 @@ class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfi
 			Map.entry("driftFactor", "distlock.redlock.drift-factor"),
 			Map.entry("restartDelay", "distlock.redlock.restart-delay"), Map.entry("nodes", "distlock.redlock.nodes"),
 			Map.entry("minValidity", "distlock.redlock.min-validity"), Map.entry("keyPrefix", "distlock.key-prefix"),
-			Map.entry("maxKeyBytes", "distlock.max-key-bytes"), Map.entry("maxLeaseTime", "distlock.max-lease-time"));
+			Map.entry("maxKeyBytes", "distlock.max-key-bytes"), Map.entry("maxLeaseTime", "distlock.max-lease-time"),
+			Map.entry("tableName", "distlock.jdbc.table-name"));
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, LockConfigurationException cause) {

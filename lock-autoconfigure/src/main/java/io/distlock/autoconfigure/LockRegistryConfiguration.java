@@ -49,6 +49,10 @@ class LockRegistryConfiguration {
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	RedisLockRegistry distlockRegistry(RedisConnectionFactory connectionFactory, DistlockProperties properties,
 			ObjectProvider<LockListener> listeners, ObjectProvider<RedisLockRegistryBuilderCustomizer> customizers) {
+		if (properties.getStore() == DistlockProperties.Store.JDBC) {
+			throw new InvalidLockPropertyException("distlock.store", "jdbc", "needs distlock-jdbc on the class path and"
+					+ " one DataSource bean, for the PostgreSQL lock registry; neither lock store was configured");
+		}
 		requireLettuce(connectionFactory);
 		RedisLockRegistry.Builder builder = common(RedisLockRegistry.builder(connectionFactory), properties, listeners)
 			.localHandoff(properties.getLocalHandoff().getMaxHandoffs(), properties.getLocalHandoff().getMaxTime())

@@ -1,21 +1,21 @@
-package io.distlock.redis;
+package io.distlock.engine;
 
 import java.time.Duration;
 
 import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockRequest;
-import io.distlock.engine.RegistrySettings;
 
 /**
  * The lease of a watchdog-renewed grant and how often the watchdog renews it, as a registry
  * builder checks them: the renewal interval has a floor, and one failed renewal must be retried
  * before the lease expires (so a derived interval needs a lease of three floors). Each of these
- * rules is checked here and nowhere else.
+ * rules is checked here and nowhere else. Public for the builders of registries on other stores
+ * ({@code PostgresLockRegistry.Builder} in distlock-jdbc).
  *
  * @param leaseTime the lease, positive
  * @param renewalInterval the renewal interval, at most half the lease
  */
-record WatchdogTiming(Duration leaseTime, Duration renewalInterval) {
+public record WatchdogTiming(Duration leaseTime, Duration renewalInterval) {
 
 	/**
 	 * Check the lease and the renewal interval, or derive the interval from the lease.
@@ -25,7 +25,7 @@ record WatchdogTiming(Duration leaseTime, Duration renewalInterval) {
 	 * @return the timing
 	 * @throws InvalidRegistryOptionException naming the option that is invalid
 	 */
-	static WatchdogTiming of(Duration leaseTime, Duration renewalInterval) {
+	public static WatchdogTiming of(Duration leaseTime, Duration renewalInterval) {
 		if (leaseTime == null || leaseTime.isNegative() || leaseTime.isZero()) {
 			throw new InvalidRegistryOptionException("leaseTime", leaseTime,
 					"leaseTime must be positive but was '" + leaseTime + "'");
