@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -19,6 +20,10 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
 
 import io.distlock.actuate.LeadersEndpoint;
 import io.distlock.actuate.LeadershipHealthIndicator;
@@ -29,7 +34,7 @@ import io.distlock.leader.LeaderElection;
 import io.distlock.leader.LeaderElections;
 import io.distlock.leader.LeadershipGrantedEvent;
 import io.distlock.leader.LeadershipRevokedEvent;
-import io.distlock.leader.RevocationReason;
+import io.distlock.fencing.RedisFencing;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,11 +72,13 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 				await().atMost(WAIT).until(() -> election(first).isLeader() || election(second).isLeader());
 				ConfigurableApplicationContext leader = election(first).isLeader() ? first : second;
 				ConfigurableApplicationContext follower = (leader == first) ? second : first;
-				leader.getBean(Billing.class).invoice();
+				StringRedisTemplate redisTemplate = redis.server().template();
+				redisTemplate.delete("billing:last-run");
 				follower.getBean(Billing.class).invoice();
-				assertThat(leader.getBean(Billing.class).tokens())
-					.containsExactly(election(leader).leadership().orElseThrow().epoch());
-				assertThat(follower.getBean(Billing.class).tokens()).isEmpty();
+				assertThat(redisTemplate.hasKey("billing:last-run")).as("written by the follower").isFalse();
+				leader.getBean(Billing.class).invoice();
+				assertThat(redisTemplate.opsForValue().get("billing:last-run"))
+					.isEqualTo("epoch " + election(leader).leadership().orElseThrow().epoch());
 				assertThat(LockContext.find()).isEmpty();
 			}));
 	}
@@ -148,6 +155,22 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void theDocumentedRolesStartOneElectionEach() throws Exception {
+		List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("leader",
+				new ClassPathResource("leader/application.yml"));
+		ApplicationContextRunner documented = DistlockRunners.withRedis(redis.server())
+			.withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations
+				.of(DistlockLeaderAutoConfiguration.class))
+			.withInitializer((context) -> context.getEnvironment().getPropertySources().addFirst(sources.get(0)));
+		documented.run((context) -> {
+			LeaderElections elections = context.getBean(LeaderElections.class);
+			assertThat(elections.all()).extracting(LeaderElection::role).containsExactly("billing", "imports");
+			assertThat(elections.find("imports").orElseThrow().key()).isEqualTo("leader:csv-imports");
+			assertThat(elections.find("billing").orElseThrow().key()).isEqualTo("leader:billing");
+		});
+	}
+
+	@Test
 	void aRenewDeadlineNotShorterThanTheLeaseFailsStartupNamingTheProperty() {
 		runner().withPropertyValues("distlock.leader.renew-deadline=1s").run((context) -> {
 			assertThat(context).hasFailed();
@@ -172,16 +195,21 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class Billing {
 
-		private final List<Long> tokens = new CopyOnWriteArrayList<>();
+		private final RedisFencing fencing;
 
+		Billing(StringRedisTemplate template) {
+			this.fencing = new RedisFencing(template);
+		}
+
+		// tag::method[]
+		@Scheduled(fixedDelay = 60_000)
 		@LeaderOnly("billing")
 		public void invoice() {
-			this.tokens.add(LockContext.current().fencingToken());
+			long epoch = LockContext.current().fencingToken(); // the leadership epoch
+			// Refused with StaleFencingTokenException once a newer leader has written the key.
+			this.fencing.set("billing:last-run", "epoch " + epoch);
 		}
-
-		public List<Long> tokens() {
-			return this.tokens;
-		}
+		// end::method[]
 
 	}
 
@@ -192,16 +220,28 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 
 		final List<String> threads = new CopyOnWriteArrayList<>();
 
+		// tag::events[]
 		@EventListener
 		void granted(LeadershipGrantedEvent event) {
-			this.threads.add(Thread.currentThread().getName());
+			// On the role's own thread (distlock-leader-billing-events), never Redis's.
 			this.seen.add("granted " + event.getEpoch());
 		}
 
 		@EventListener
 		void revoked(LeadershipRevokedEvent event) {
-			this.threads.add(Thread.currentThread().getName());
+			// Always published when a term ends, with the reason (LOST, RENEW_DEADLINE, STOPPED...).
 			this.seen.add("revoked " + event.getEpoch() + " " + event.getReason());
+		}
+		// end::events[]
+
+		@EventListener
+		void thread(LeadershipGrantedEvent event) {
+			this.threads.add(Thread.currentThread().getName());
+		}
+
+		@EventListener
+		void thread(LeadershipRevokedEvent event) {
+			this.threads.add(Thread.currentThread().getName());
 		}
 
 	}
@@ -210,11 +250,15 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 	@org.springframework.context.annotation.Import(Events.class)
 	static class Consumer {
 
+		// tag::lifecycle[]
 		@Bean
 		@LeaderOnly("billing")
 		ConsumerLifecycle consumer() {
+			// A SmartLifecycle whose isAutoStartup() returns false: distlock starts it on the
+			// leader of 'billing' and stops it when the role is revoked.
 			return new ConsumerLifecycle(false);
 		}
+		// end::lifecycle[]
 
 	}
 

@@ -149,9 +149,15 @@ class LeaderElectionIntegrationTests {
 	}
 
 	private LeaderElection elect(String instance) {
-		LeaderElection election = track(builder(instance).build());
-		election.start();
-		return election;
+		RedisLockRegistry registry = this.registries.redis((b) -> b.leaseTime(LEASE));
+		// tag::programmatic[]
+		LeaderElection election = LeaderElection.builder(registry, this.role)
+			.retryInterval(Duration.ofMillis(500))
+			.listener(this.log.listener(instance)) // granted(Leadership), revoked(Leadership, reason)
+			.build();
+		election.start(); // competes on its own thread: distlock-leader-<role>
+		// end::programmatic[]
+		return track(election);
 	}
 
 	private LeaderElectionBuilder builder(String instance) {
