@@ -28,7 +28,6 @@ import org.springframework.scheduling.annotation.Scheduled;
 import io.distlock.actuate.LeadersEndpoint;
 import io.distlock.actuate.LeadershipHealthIndicator;
 import io.distlock.annotation.LeaderOnly;
-import io.distlock.core.LockConfigurationException;
 import io.distlock.core.LockContext;
 import io.distlock.leader.LeaderElection;
 import io.distlock.leader.LeaderElections;
@@ -125,36 +124,6 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void aLeaderOnlyLifecycleThatStartsByItselfFailsStartup() {
-		runner().withUserConfiguration(SelfStartingConsumer.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(configurationFailure(context.getStartupFailure()))
-				.hasMessageContaining("selfStartingConsumer")
-				.hasMessageContaining("isAutoStartup()");
-		});
-	}
-
-	@Test
-	void aLeaderOnlyMethodOfAnUnknownRoleFailsStartupNamingMethodAndRole() {
-		runner().withUserConfiguration(UnknownRole.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(configurationFailure(context.getStartupFailure()))
-				.hasMessageContaining("UnknownRole.report")
-				.hasMessageContaining("distlock.leader.roles.reports");
-		});
-	}
-
-	@Test
-	void aLeaderOnlyMethodWithAResultFailsStartup() {
-		runner().withUserConfiguration(WithResult.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(configurationFailure(context.getStartupFailure()))
-				.hasMessageContaining("WithResult.count")
-				.hasMessageContaining("must return void");
-		});
-	}
-
-	@Test
 	void theDocumentedRolesStartOneElectionEach() throws Exception {
 		List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("leader",
 				new ClassPathResource("leader/application.yml"));
@@ -168,24 +137,6 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 			assertThat(elections.find("imports").orElseThrow().key()).isEqualTo("leader:csv-imports");
 			assertThat(elections.find("billing").orElseThrow().key()).isEqualTo("leader:billing");
 		});
-	}
-
-	@Test
-	void aRenewDeadlineNotShorterThanTheLeaseFailsStartupNamingTheProperty() {
-		runner().withPropertyValues("distlock.leader.renew-deadline=1s").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getProperty())
-				.isEqualTo("distlock.leader.renew-deadline");
-		});
-	}
-
-	private static LockConfigurationException configurationFailure(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof LockConfigurationException configuration) {
-				return configuration;
-			}
-		}
-		throw new AssertionError("No LockConfigurationException in", failure);
 	}
 
 	private static LeaderElection election(ConfigurableApplicationContext context) {
@@ -262,17 +213,6 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class SelfStartingConsumer {
-
-		@Bean
-		@LeaderOnly("billing")
-		ConsumerLifecycle selfStartingConsumer() {
-			return new ConsumerLifecycle(true);
-		}
-
-	}
-
 	static class ConsumerLifecycle implements SmartLifecycle {
 
 		private final boolean autoStartup;
@@ -301,25 +241,6 @@ class LeaderElectionAutoConfigurationIntegrationTests {
 		@Override
 		public boolean isAutoStartup() {
 			return this.autoStartup;
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class UnknownRole {
-
-		@LeaderOnly("reports")
-		public void report() {
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class WithResult {
-
-		@LeaderOnly("billing")
-		public int count() {
-			return 1;
 		}
 
 	}

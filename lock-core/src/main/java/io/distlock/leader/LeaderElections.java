@@ -15,7 +15,7 @@ import io.distlock.core.LockConfigurationException;
  * the locks are released) while the rest of the application still runs and another instance
  * takes over at once.
  */
-public class LeaderElections implements SmartLifecycle {
+public class LeaderElections implements SmartLifecycle, AutoCloseable {
 
 	private final Map<String, LeaderElection> elections = new LinkedHashMap<>();
 
@@ -61,6 +61,15 @@ public class LeaderElections implements SmartLifecycle {
 	@Override
 	public void stop() {
 		this.elections.values().forEach(LeaderElection::stop);
+		this.running = false;
+	}
+
+	/**
+	 * Stop every election and its threads (the destroy method of the bean).
+	 */
+	@Override
+	public void close() {
+		this.elections.values().forEach(LeaderElection::close);
 		this.running = false;
 	}
 
