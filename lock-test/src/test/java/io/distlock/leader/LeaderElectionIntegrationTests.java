@@ -129,6 +129,31 @@ class LeaderElectionIntegrationTests {
 	}
 
 	@Test
+	void aStopWhoseReleaseCannotReachRedisStillRevokesAndTheLockExpiresToTheNextLeader() {
+		// Spring Integration's PR #2421: leadership must be given up even when the unlock fails.
+		LockRegistry registry = this.registries
+			.add(RedisLockRegistry.builder(redis.newConnectionFactory(Duration.ofMillis(200))).leaseTime(LEASE).build());
+		LeaderElection first = track(LeaderElection.builder(registry, this.role).listener(this.log.listener("a")).build());
+		first.start();
+		await().atMost(Duration.ofSeconds(10)).until(first::isLeader);
+		LeaderElection second = elect("b");
+		redis.server().pause();
+		try {
+			first.stop();
+			assertThat(first.isLeader()).isFalse();
+			assertThat(this.log.revocations()).singleElement().satisfies((revoked) -> {
+				assertThat(revoked.instance()).isEqualTo("a");
+				assertThat(revoked.reason()).isIn(RevocationReason.STOPPED, RevocationReason.RENEW_DEADLINE);
+			});
+		}
+		finally {
+			redis.server().resume();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(second::isLeader);
+		assertThat(this.log.violations()).isEmpty();
+	}
+
+	@Test
 	void aLeaderWhoseLockIsDeletedIsRevokedAndAnotherTakesOverWithALargerEpoch() {
 		LeaderElection first = elect("a");
 		await().atMost(Duration.ofSeconds(10)).until(first::isLeader);
