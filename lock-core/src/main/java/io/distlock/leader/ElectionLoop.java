@@ -69,12 +69,12 @@ final class ElectionLoop {
 		return this.phase.get() == Phase.RUNNING;
 	}
 
-	/** Start contending; false if the loop was stopped already. */
+	/** Start contending, or again after a stop; false if the loop was closed. */
 	boolean start() {
-		if (this.phase.compareAndSet(Phase.NEW, Phase.RUNNING)) {
+		if (this.phase.compareAndSet(Phase.NEW, Phase.RUNNING) || this.phase.compareAndSet(Phase.STOPPED, Phase.RUNNING)) {
 			contendAfter(Duration.ZERO);
 		}
-		return this.phase.get() != Phase.STOPPED;
+		return this.phase.get() != Phase.CLOSED;
 	}
 
 	void yieldTerm() {
@@ -89,7 +89,7 @@ final class ElectionLoop {
 	/** Stop contending and step down; the stage completes once the listeners ran and the lock was released. */
 	CompletableFuture<Void> stop() {
 		CompletableFuture<Void> done = new CompletableFuture<>();
-		if (this.phase.getAndSet(Phase.STOPPED) != Phase.RUNNING) {
+		if (!this.phase.compareAndSet(Phase.RUNNING, Phase.STOPPED)) {
 			done.complete(null);
 			return done;
 		}
@@ -109,6 +109,7 @@ final class ElectionLoop {
 	}
 
 	void close() {
+		this.phase.set(Phase.CLOSED);
 		this.scheduler.shutdownNow();
 		this.notifier.close();
 	}
@@ -238,7 +239,7 @@ final class ElectionLoop {
 
 	private enum Phase {
 
-		NEW, RUNNING, STOPPED
+		NEW, RUNNING, STOPPED, CLOSED
 
 	}
 

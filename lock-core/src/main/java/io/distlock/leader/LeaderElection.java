@@ -105,12 +105,12 @@ public final class LeaderElection implements AutoCloseable {
 	}
 
 	/**
-	 * Start competing for the role. Does nothing if already started.
-	 * @throws IllegalStateException if the election was stopped
+	 * Start competing for the role, or again after {@link #stop()}. Does nothing if running.
+	 * @throws IllegalStateException if the election was closed
 	 */
 	public void start() {
 		if (!this.loop.start()) {
-			throw new IllegalStateException("Leader election of role '" + this.role + "' was stopped");
+			throw new IllegalStateException("Leader election of role '" + this.role + "' was closed");
 		}
 	}
 

@@ -23,7 +23,7 @@ public class MicrometerLeadershipListener implements LeadershipListener {
 
 	private final MeterRegistry registry;
 
-	private final Map<Long, Long> grantedAt = new ConcurrentHashMap<>();
+	private final Map<Leadership, Long> grantedAt = new ConcurrentHashMap<>();
 
 	/**
 	 * Create a listener recording into the given registry.
@@ -35,14 +35,14 @@ public class MicrometerLeadershipListener implements LeadershipListener {
 
 	@Override
 	public void granted(Leadership leadership) {
-		this.grantedAt.put(leadership.epoch(), System.nanoTime());
+		this.grantedAt.put(leadership, System.nanoTime());
 		changes(leadership.role(), "granted", "none").increment();
 	}
 
 	@Override
 	public void revoked(Leadership leadership, RevocationReason reason) {
 		changes(leadership.role(), "revoked", reason.name().toLowerCase(Locale.ROOT).replace('_', '-')).increment();
-		Long start = this.grantedAt.remove(leadership.epoch());
+		Long start = this.grantedAt.remove(leadership);
 		if (start != null) {
 			Timer.builder("distlock.leader.time")
 				.description("How long this instance led the role, per term")

@@ -90,6 +90,18 @@ class LeaderElectionIntegrationTests {
 	}
 
 	@Test
+	void aStoppedElectionStartsAgainAsAContextRestartDoes() {
+		LeaderElection election = elect("a");
+		await().atMost(Duration.ofSeconds(10)).until(election::isLeader);
+		election.stop();
+		assertThat(election.isLeader()).isFalse();
+		election.start();
+		await().atMost(Duration.ofSeconds(10)).until(election::isLeader);
+		assertThat(this.log.grants()).hasSize(2);
+		assertThat(this.log.violations()).isEmpty();
+	}
+
+	@Test
 	void aGrantListenerThatThrowsYieldsTheRoleAndEveryListenerHearsTheRevocation() {
 		LeaderElection failing = track(builder("a").listener(new LeadershipListener() {
 
