@@ -2,6 +2,7 @@ package io.distlock.leader;
 
 import java.lang.reflect.Method;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -13,6 +14,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import io.distlock.annotation.LeaderOnly;
@@ -32,6 +34,9 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 	private final Supplier<LeaderElections> elections;
 
 	private final Map<Method, String> roles = new ConcurrentHashMap<>();
+
+	/** The role of each method called so far, empty for one that is not annotated. */
+	private final Map<MethodClassKey, String> calls = new ConcurrentHashMap<>();
 
 	/**
 	 * Create the interceptor.
@@ -79,8 +84,9 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis()) : null;
-		String role = roleOf(invocation.getMethod(), targetClass);
-		if (role == null) {
+		String role = this.calls.computeIfAbsent(new MethodClassKey(invocation.getMethod(), targetClass),
+				(key) -> Objects.requireNonNullElse(roleOf(invocation.getMethod(), targetClass), ""));
+		if (role.isEmpty()) {
 			return invocation.proceed();
 		}
 		Optional<Leadership> term = this.elections.get()
