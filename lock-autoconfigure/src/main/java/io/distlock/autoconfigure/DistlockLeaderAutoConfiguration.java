@@ -42,11 +42,12 @@ import io.distlock.metrics.MicrometerLeadershipListener;
  */
 @AutoConfiguration(after = { DistlockAutoConfiguration.class, DistlockMetricsAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
-@ConditionalOnSingleCandidate(LockRegistry.class)
 public final class DistlockLeaderAutoConfiguration {
 
+	// Nested configurations are read before these beans: they, too, ask for the registry, not the elections.
 	@Bean
 	@ConditionalOnMissingBean
+	@ConditionalOnSingleCandidate(LockRegistry.class)
 	LeaderElections distlockLeaderElections(LockRegistry registry, DistlockProperties properties,
 			ObjectProvider<LeaderElection> declared, ObjectProvider<LeadershipListener> listeners) {
 		DistlockProperties.Leader leader = properties.getLeader();
@@ -76,7 +77,8 @@ public final class DistlockLeaderAutoConfiguration {
 		// Outside @DistributedLock and @Transactional: a skipped call takes no lock, opens no transaction.
 		int lockOrder = environment.getProperty("distlock.aspect-order", Integer.class,
 				DistlockProperties.DEFAULT_ASPECT_ORDER);
-		return new LeaderOnlyAdvisor(elections::getObject, lockOrder - 1);
+		// Registered without a registry too: a @LeaderOnly method must then fail startup, not run everywhere.
+		return new LeaderOnlyAdvisor(elections::getIfAvailable, lockOrder - 1);
 	}
 
 	@Bean
@@ -86,12 +88,13 @@ public final class DistlockLeaderAutoConfiguration {
 
 	@Bean
 	RoleLifecycles distlockRoleLifecycles(ListableBeanFactory beanFactory, ObjectProvider<LeaderElections> elections) {
-		return new RoleLifecycles(beanFactory, elections::getObject);
+		return new RoleLifecycles(beanFactory, elections::getIfAvailable);
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(MeterRegistry.class)
 	@ConditionalOnBean(MeterRegistry.class)
+	@ConditionalOnSingleCandidate(LockRegistry.class)
 	@ConditionalOnBooleanProperty(name = "distlock.metrics.enabled", matchIfMissing = true)
 	static class MeterConfiguration {
 
@@ -106,6 +109,7 @@ public final class DistlockLeaderAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 	@ConditionalOnAvailableEndpoint(LeadersEndpoint.class)
+	@ConditionalOnSingleCandidate(LockRegistry.class)
 	static class EndpointConfiguration {
 
 		@Bean
@@ -119,6 +123,7 @@ public final class DistlockLeaderAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
 	@ConditionalOnEnabledHealthIndicator("leadership")
+	@ConditionalOnSingleCandidate(LockRegistry.class)
 	static class HealthConfiguration {
 
 		@Bean

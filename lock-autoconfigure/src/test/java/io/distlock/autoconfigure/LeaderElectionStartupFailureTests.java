@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -57,6 +58,18 @@ class LeaderElectionStartupFailureTests {
 			assertThat(analysis.getDescription()).contains("names role 'reports'");
 			assertThat(analysis.getAction()).contains("@LeaderOnly");
 		});
+	}
+
+	@Test
+	void aLeaderOnlyMethodWithoutALockRegistryFailsStartupRatherThanRunningEverywhere() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DistlockLeaderAutoConfiguration.class))
+			.withUserConfiguration(UnknownRole.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(configurationFailure(context.getStartupFailure())).hasMessageContaining("UnknownRole.report")
+					.hasMessageContaining("needs one LockRegistry bean");
+			});
 	}
 
 	@Test

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
@@ -21,7 +22,7 @@ public class LeaderOnlyAdvisor extends AbstractPointcutAdvisor implements SmartI
 
 	private final transient LeaderOnlyInterceptor interceptor;
 
-	private final transient Supplier<LeaderElections> elections;
+	private final transient Supplier<@Nullable LeaderElections> elections;
 
 	private final transient Pointcut pointcut = new StaticMethodMatcherPointcut() {
 
@@ -34,10 +35,11 @@ public class LeaderOnlyAdvisor extends AbstractPointcutAdvisor implements SmartI
 
 	/**
 	 * Create the advisor.
-	 * @param elections the application's elections, asked for after the singletons exist
+	 * @param elections the application's elections, asked for after the singletons exist;
+	 * {@code null} when the application has none (no single lock registry)
 	 * @param order the advisor's order; lower runs outside higher
 	 */
-	public LeaderOnlyAdvisor(Supplier<LeaderElections> elections, int order) {
+	public LeaderOnlyAdvisor(Supplier<@Nullable LeaderElections> elections, int order) {
 		this.elections = elections;
 		this.interceptor = new LeaderOnlyInterceptor(elections);
 		setOrder(order);
@@ -57,7 +59,7 @@ public class LeaderOnlyAdvisor extends AbstractPointcutAdvisor implements SmartI
 	public void afterSingletonsInstantiated() {
 		LeaderElections known = this.elections.get();
 		for (Map.Entry<Method, String> method : this.interceptor.methods().entrySet()) {
-			if (known.find(method.getValue()).isEmpty()) {
+			if (known == null || known.find(method.getValue()).isEmpty()) {
 				throw LeaderOnlyInterceptor.unknownRole(method.getKey(), method.getValue());
 			}
 		}

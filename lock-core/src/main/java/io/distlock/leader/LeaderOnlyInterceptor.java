@@ -31,7 +31,7 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private static final Log logger = LogFactory.getLog(LeaderOnlyInterceptor.class);
 
-	private final Supplier<LeaderElections> elections;
+	private final Supplier<@Nullable LeaderElections> elections;
 
 	private final Map<Method, String> roles = new ConcurrentHashMap<>();
 
@@ -40,9 +40,10 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	/**
 	 * Create the interceptor.
-	 * @param elections the application's elections, asked for at the first call
+	 * @param elections the application's elections, asked for at the first call; {@code null}
+	 * when the application has none
 	 */
-	public LeaderOnlyInterceptor(Supplier<LeaderElections> elections) {
+	public LeaderOnlyInterceptor(Supplier<@Nullable LeaderElections> elections) {
 		this.elections = elections;
 	}
 
@@ -89,8 +90,8 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 		if (role.isEmpty()) {
 			return invocation.proceed();
 		}
-		Optional<Leadership> term = this.elections.get()
-			.find(role)
+		LeaderElections elections = this.elections.get();
+		Optional<Leadership> term = ((elections != null) ? elections.find(role) : Optional.<LeaderElection>empty())
 			.orElseThrow(() -> unknownRole(invocation.getMethod(), role))
 			.leadership();
 		if (term.isEmpty()) {
@@ -112,7 +113,8 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 	static LockConfigurationException unknownRole(Method method, String role) {
 		return new LockConfigurationException("@LeaderOnly method '" + method.getDeclaringClass().getSimpleName() + "."
 				+ method.getName() + "' names role '" + role + "', which no leader election decides: configure "
-				+ "distlock.leader.roles." + role + " or declare a LeaderElection bean for it");
+				+ "distlock.leader.roles." + role + " or declare a LeaderElection bean for it (leader election needs one "
+				+ "LockRegistry bean)");
 	}
 
 }

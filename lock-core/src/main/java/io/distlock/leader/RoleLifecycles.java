@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.Lifecycle;
@@ -24,16 +25,17 @@ public class RoleLifecycles implements LeadershipListener, SmartInitializingSing
 
 	private final ListableBeanFactory beanFactory;
 
-	private final Supplier<LeaderElections> elections;
+	private final Supplier<@Nullable LeaderElections> elections;
 
 	private final Map<String, List<Lifecycle>> byRole = new LinkedHashMap<>();
 
 	/**
 	 * Create the listener.
 	 * @param beanFactory the factory whose annotated beans it starts and stops
-	 * @param elections the application's elections, asked for after the singletons exist
+	 * @param elections the application's elections, asked for after the singletons exist;
+	 * {@code null} when the application has none (no single lock registry)
 	 */
-	public RoleLifecycles(ListableBeanFactory beanFactory, Supplier<LeaderElections> elections) {
+	public RoleLifecycles(ListableBeanFactory beanFactory, Supplier<@Nullable LeaderElections> elections) {
 		this.beanFactory = beanFactory;
 		this.elections = elections;
 	}
@@ -48,10 +50,11 @@ public class RoleLifecycles implements LeadershipListener, SmartInitializingSing
 						+ "Lifecycle: annotate its methods instead, or implement SmartLifecycle");
 			}
 			String role = annotation.role();
-			if (this.elections.get().find(role).isEmpty()) {
+			LeaderElections known = this.elections.get();
+			if (known == null || known.find(role).isEmpty()) {
 				throw new LockConfigurationException("@LeaderOnly bean '" + name + "' names role '" + role + "', which no "
 						+ "leader election decides: configure distlock.leader.roles." + role
-						+ " or declare a LeaderElection bean for it");
+						+ " or declare a LeaderElection bean for it (leader election needs one LockRegistry bean)");
 			}
 			if (lifecycle instanceof SmartLifecycle smart && smart.isAutoStartup()) {
 				throw new LockConfigurationException("@LeaderOnly bean '" + name + "' starts by itself (isAutoStartup() is "
