@@ -191,16 +191,29 @@ final class ElectionLoop {
 			return;
 		}
 		this.term = null;
+		ending.end();
 		logger.debug("Leadership of role '" + this.role + "' with epoch " + ending.leadership().epoch()
 				+ " revoked: " + reason);
-		// Released after the listeners: no other instance leads while they stop the role's work.
+		// Released after the listeners and the calls that run as leader: no other instance leads
+		// while they stop the role's work.
 		this.notifier.revoked(ending.leadership(), reason, () -> {
+			awaitCalls(ending);
 			release(ending.leadership().lease());
 			if (this.phase.get() == Phase.RUNNING) {
 				boolean othersFirst = reason == RevocationReason.YIELDED || reason == RevocationReason.GRANT_FAILED;
 				contendAfter(othersFirst ? this.retryInterval : Duration.ZERO);
 			}
 		});
+	}
+
+	private void awaitCalls(Term ending) {
+		try {
+			ending.awaitCalls();
+		}
+		catch (InterruptedException ex) {
+			// Closing: release at once; the calls still running are the fence's to refuse.
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private void release(LockLease lease) {

@@ -5,9 +5,11 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import io.distlock.core.LockRegistry;
 
@@ -31,7 +33,7 @@ import io.distlock.core.LockRegistry;
  * <pre class="code">
  * LeaderElection election = LeaderElection.builder(registry, "billing").listener(listener).build();
  * election.start();
- * election.leadership().ifPresent((term) -&gt; fencing.set("billing:last-run", now, term.lease()));
+ * election.runIfLeader((term) -&gt; fencing.set("billing:last-run", now, term.lease()));
  * </pre>
  */
 public final class LeaderElection implements AutoCloseable {
@@ -94,6 +96,35 @@ public final class LeaderElection implements AutoCloseable {
 	public Optional<Leadership> leadership() {
 		Term current = this.loop.term();
 		return (current != null && current.holds()) ? Optional.of(current.leadership()) : Optional.empty();
+	}
+
+	/**
+	 * Run an action if this instance leads the role now, as {@code @LeaderOnly} runs a method: a
+	 * graceful step-down ({@link #yieldLeadership()}, {@link #stop()}) releases the lock only
+	 * after the action returns (or the lease's validity ends), so no other instance leads while it
+	 * runs. A loss does not wait: the lock is gone, and fenced writes refuse what the action still
+	 * writes.
+	 * @param action what to run, given the term
+	 * @return whether the action ran
+	 */
+	public boolean runIfLeader(Consumer<Leadership> action) {
+		Term term = enter();
+		if (term == null) {
+			return false;
+		}
+		try {
+			action.accept(term.leadership());
+			return true;
+		}
+		finally {
+			term.exit();
+		}
+	}
+
+	/** Enter the current term for a call, or {@code null} if this instance does not lead; pair with {@code exit()}. */
+	@Nullable Term enter() {
+		Term current = this.loop.term();
+		return (current != null && current.enter()) ? current : null;
 	}
 
 	/**

@@ -91,22 +91,23 @@ public class LeaderOnlyInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		LeaderElections elections = this.elections.get();
-		Optional<Leadership> term = ((elections != null) ? elections.find(role) : Optional.<LeaderElection>empty())
+		Term term = ((elections != null) ? elections.find(role) : Optional.<LeaderElection>empty())
 			.orElseThrow(() -> unknownRole(invocation.getMethod(), role))
-			.leadership();
-		if (term.isEmpty()) {
+			.enter();
+		if (term == null) {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Skipping " + invocation.getMethod() + ": this instance does not lead role '" + role + "'");
 			}
 			return null;
 		}
-		LockLease lease = term.get().lease();
+		LockLease lease = term.leadership().lease();
 		LockContext.bind(lease);
 		try {
 			return invocation.proceed();
 		}
 		finally {
 			LockContext.unbind(lease);
+			term.exit();
 		}
 	}
 

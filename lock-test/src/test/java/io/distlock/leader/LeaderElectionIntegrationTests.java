@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -98,6 +102,37 @@ class LeaderElectionIntegrationTests {
 		election.start();
 		await().atMost(Duration.ofSeconds(10)).until(election::isLeader);
 		assertThat(this.log.grants()).hasSize(2);
+		assertThat(this.log.violations()).isEmpty();
+	}
+
+	@Test
+	void aYieldReleasesTheRoleOnlyAfterTheCallRunningAsLeaderReturns() throws Exception {
+		LeaderElection first = elect("a");
+		await().atMost(Duration.ofSeconds(10)).until(first::isLeader);
+		LeaderElection second = elect("b");
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		List<String> order = new CopyOnWriteArrayList<>();
+		Future<Boolean> call = this.registries.executor().submit(() -> first.runIfLeader((term) -> {
+			running.countDown();
+			try {
+				finish.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			order.add("call of epoch " + term.epoch() + " returned");
+		}));
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		first.yieldLeadership();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.log.revocations().isEmpty());
+		assertThat(first.runIfLeader((term) -> order.add("a second call"))).as("refused once revoked").isFalse();
+		Thread.sleep(300);
+		order.add("b leads: " + second.isLeader());
+		finish.countDown();
+		assertThat(call.get(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(second::isLeader);
+		assertThat(order).containsExactly("b leads: false", "call of epoch " + this.log.grants().get(0).epoch() + " returned");
 		assertThat(this.log.violations()).isEmpty();
 	}
 

@@ -26,8 +26,9 @@ import io.distlock.redlock.RedlockRegistry;
  * instance's name, the lease in ms, and {@code elect} or {@code rogue}.
  * <p>
  * Every 20 ms, while it leads (a rogue: always, with epoch 0), it writes the oracle's fenced key
- * {@code resource:<role>} with its lease (printing {@code ACT <epoch> accepted|rejected}) and,
- * when accepted, appends {@code <instance> <epoch>} to the list {@code record:<role>}. Grants and
+ * {@code resource:<role>} with its lease (printing {@code ACT <epoch> accepted|rejected <nanoTime>}) and,
+ * when accepted, appends {@code <instance> <epoch>} to the list {@code record:<role>}; the
+ * line ends with the {@code System.nanoTime()} read before it checked that it leads. Grants and
  * revocations are printed ({@code GRANTED <epoch>}, {@code REVOKED <epoch> <reason>}) and appended
  * to {@code events:<role>}. On a revocation by loss it tries one more fenced write with the old
  * lease and prints {@code STALE accepted|rejected}. Standard-input commands: {@code YIELD},
@@ -79,12 +80,14 @@ public final class LeaderCandidateMain {
 					oracle.opsForList().rightPush("record:" + role, instance + " 0");
 				}
 				else {
-					election.leadership().ifPresent((term) -> {
+					// Read before the check: an act decided after a pause ended reads a later time.
+					long decided = System.nanoTime();
+					election.runIfLeader((term) -> {
 						String outcome = write(fencing, role, instance + " " + term.epoch(), term);
 						if (outcome.equals("accepted")) {
 							oracle.opsForList().rightPush("record:" + role, instance + " " + term.epoch());
 						}
-						print("ACT " + term.epoch() + " " + outcome);
+						print("ACT " + term.epoch() + " " + outcome + " " + decided);
 					});
 				}
 				try {
