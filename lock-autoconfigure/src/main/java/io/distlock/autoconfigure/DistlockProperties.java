@@ -2,7 +2,9 @@ package io.distlock.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -116,6 +118,7 @@ public class DistlockProperties implements InitializingBean {
 	private final Fencing fencing = new Fencing();
 
 	private final Jdbc jdbc = new Jdbc();
+	private final Leader leader = new Leader();
 
 	/**
 	 * Whether startup fails when the store that holds the locks does not answer (checked once,
@@ -264,6 +267,10 @@ public class DistlockProperties implements InitializingBean {
 		return this.jdbc;
 	}
 
+	public Leader getLeader() {
+		return this.leader;
+	}
+
 	public boolean isFailFast() {
 		return this.failFast;
 	}
@@ -294,6 +301,8 @@ public class DistlockProperties implements InitializingBean {
 			throw new InvalidLockPropertyException("distlock.wait-strategy", null, "must be set");
 		}
 		this.redlock.validate();
+		this.leader.validate(this.leaseTime, (this.renewalInterval != null) ? this.renewalInterval
+				: AbstractRedisRegistryBuilder.defaultRenewalInterval(this.leaseTime));
 		if (this.lossDetection.isKeyspaceEvents() && this.redlock.isEnabled()) {
 			throw new InvalidLockPropertyException("distlock.loss-detection.keyspace-events", true,
 					"is not supported with Redlock (distlock.redlock.nodes): turn one of them off");
@@ -659,6 +668,111 @@ public class DistlockProperties implements InitializingBean {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Leader election properties ({@code distlock.leader.*}): the roles this instance competes
+	 * for, each decided by one lock.
+	 */
+	public static class Leader {
+
+		/**
+		 * Roles this instance competes for, by name (distlock.leader.roles.billing.key=...); each
+		 * role is decided by one lock.
+		 */
+		private Map<String, Role> roles = new LinkedHashMap<>();
+
+		/**
+		 * How long an instance that does not lead waits for a role's lock at a time, jittered by a
+		 * quarter either way; release notifications wake it earlier.
+		 */
+		private Duration retryInterval = Duration.ofSeconds(1);
+
+		/**
+		 * How long a leader goes on without a confirmed renewal of its lock before it steps down by
+		 * itself, so that it stops acting before its lease can expire. Shorter than
+		 * distlock.lease-time and longer than the renewal interval. Defaults to two thirds of the
+		 * lease time.
+		 */
+		private Duration renewDeadline;
+
+		public Map<String, Role> getRoles() {
+			return this.roles;
+		}
+
+		public void setRoles(Map<String, Role> roles) {
+			this.roles = roles;
+		}
+
+		public Duration getRetryInterval() {
+			return this.retryInterval;
+		}
+
+		public void setRetryInterval(Duration retryInterval) {
+			this.retryInterval = retryInterval;
+		}
+
+		public Duration getRenewDeadline() {
+			return this.renewDeadline;
+		}
+
+		public void setRenewDeadline(Duration renewDeadline) {
+			this.renewDeadline = renewDeadline;
+		}
+
+		void validate(Duration leaseTime, Duration renewalInterval) {
+			requirePositive("distlock.leader.retry-interval", this.retryInterval);
+			if (this.renewDeadline != null && (this.renewDeadline.compareTo(leaseTime) >= 0
+					|| this.renewDeadline.compareTo(renewalInterval) <= 0)) {
+				throw new InvalidLockPropertyException("distlock.leader.renew-deadline", this.renewDeadline,
+						"must be shorter than distlock.lease-time '" + leaseTime + "', so that a leader steps down "
+								+ "before its lease can expire, and longer than the renewal interval '" + renewalInterval
+								+ "', so that one renewal has time to be confirmed");
+			}
+			this.roles.forEach((name, role) -> {
+				if (name.isBlank()) {
+					throw new InvalidLockPropertyException("distlock.leader.roles", name, "must not name a blank role");
+				}
+				if (role.getKey() != null && role.getKey().isBlank()) {
+					throw new InvalidLockPropertyException("distlock.leader.roles." + name + ".key", role.getKey(),
+							"must not be blank");
+				}
+			});
+		}
+
+	}
+
+	/**
+	 * One role of leader election ({@code distlock.leader.roles.<name>.*}).
+	 */
+	public static class Role {
+
+		/**
+		 * Whether this instance competes for the role; instances that set false never lead it.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Key of the role's lock. Defaults to 'leader:' followed by the role's name.
+		 */
+		private String key;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
 		}
 
 	}

@@ -60,7 +60,8 @@ class LockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LockConfi
 					+ "LockRegistry bean; the starter then backs off.";
 		}
 		else {
-			action = "Fix the @DistributedLock attribute or distlock.* property named above.";
+			action = "Fix the @DistributedLock attribute, the @LeaderOnly method or bean, or the distlock.* property "
+					+ "named above.";
 		}
 		// The outermost lock exception in the chain: the validator's, which names the bean too.
 		return new FailureAnalysis(cause.getMessage(), action, cause);
