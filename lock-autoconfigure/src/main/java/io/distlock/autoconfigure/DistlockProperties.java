@@ -314,6 +314,12 @@ public class DistlockProperties implements InitializingBean {
 		}
 	}
 
+	private static void requirePositive(String property, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new InvalidLockPropertyException(property, value, "must be positive");
+		}
+	}
+
 	private static void requireNotNegative(String property, Duration value) {
 		if (value == null || value.isNegative()) {
 			throw new InvalidLockPropertyException(property, value, "must not be negative");

@@ -7,7 +7,9 @@ import io.distlock.core.InvalidRegistryOptionException;
 import io.distlock.core.LockListener;
 import io.distlock.core.WaitStrategy;
 import io.distlock.engine.KeyLimit;
+import io.distlock.engine.LocalHandoffLimits;
 import io.distlock.engine.RegistrySettings;
+import io.distlock.engine.WatchdogTiming;
 
 /**
  * The options every registry on Redis shares, for {@link RedisLockRegistry.Builder} and
