@@ -257,19 +257,15 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 		return driftMargin(leaseTime, this.driftFactor);
 	}
 
-	/**
-	 * Return until when a grant whose request was sent at {@code sentNanos} is valid here: its
-	 * lease less this registry's drift margin, counted from the send, not from the answer.
-	 */
+	/** Return until when a grant sent at {@code sentNanos} is valid: its lease less the drift margin. */
 	long validUntilNanos(long sentNanos, Duration leaseTime) {
 		return sentNanos + leaseTime.toNanos() - driftMarginOf(leaseTime).toNanos();
 	}
 
 	/**
 	 * Return how long a waiter pauses before its next attempt: a jittered half to whole retry
-	 * interval, no longer than the holder's remaining lease (when the store said it) or the
-	 * waiter's remaining wait.
-	 * @param holderTtlMillis the holder's remaining lease, negative if unknown
+	 * interval, no longer than the holder's remaining lease ({@code holderTtlMillis}, negative if
+	 * the store did not say) or the waiter's remaining wait.
 	 */
 	long retryPauseNanos(long holderTtlMillis, long remainingNanos) {
 		long retryNanos = this.retryInterval.toNanos();
@@ -281,10 +277,9 @@ public record RegistrySettings(Duration leaseTime, Duration renewalInterval, Wai
 	}
 
 	/**
-	 * Return how long the store should keep a waiter's place: its fair queue place, a waiting
-	 * writer's mark, and the "someone waits" flag that makes a release publish or a checkpoint
-	 * hand over. Sent with polling too: those places matter whether or not waiters are woken.
-	 * Every attempt refreshes it, and the next attempt comes within one retry interval.
+	 * Return how long the store should keep a waiter's place (its fair queue place, a waiting
+	 * writer's mark, the "someone waits" flag that makes a release publish or a checkpoint hand
+	 * over), polling or not; every attempt, one retry interval apart at most, refreshes it.
 	 */
 	Duration waitHint(long remainingNanos) {
 		if (remainingNanos <= 0) {

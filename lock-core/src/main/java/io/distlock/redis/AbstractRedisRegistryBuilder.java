@@ -73,9 +73,7 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 
 	private KeyLimit.Overflow longKeys = KeyLimit.Overflow.REFUSE;
 
-	/**
-	 * Create a builder with the default options.
-	 */
+	/** Create a builder with the default options. */
 	protected AbstractRedisRegistryBuilder() {
 	}
 
@@ -172,8 +170,7 @@ public abstract class AbstractRedisRegistryBuilder<B extends AbstractRedisRegist
 	 * locks renewed by the watchdog are handed over. A Redlock registry never hands over.
 	 * @param maxHandoffs how many handoffs in a row, 0 to turn local handoff off, at most
 	 * {@value #MAX_LOCAL_HANDOFFS}; default {@value #DEFAULT_MAX_LOCAL_HANDOFFS}
-	 * @param maxTime how long after Redis granted it a lock may still be handed over, default
-	 * 50 ms
+	 * @param maxTime how long after Redis granted it a lock may still be handed over (default 50 ms)
 	 * @return this builder
 	 * @throws InvalidRegistryOptionException if a limit is out of range
 	 */
