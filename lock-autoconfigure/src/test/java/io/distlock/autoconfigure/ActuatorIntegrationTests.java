@@ -86,7 +86,10 @@ class ActuatorIntegrationTests {
 				"spring.data.redis.port=" + redis.server().port(),
 				"management.endpoints.web.exposure.include=health,metrics,prometheus,locks",
 				"management.endpoint.health.show-details=always", "management.endpoint.locks.show-values=" + showValues,
-				"spring.main.banner-mode=off")
+				"spring.main.banner-mode=off",
+				// The module's tests have Boot's R2DBC auto-configuration on the classpath; this
+				// application has no R2DBC database.
+				"spring.autoconfigure.exclude=org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration")
 			.run();
 	}
 

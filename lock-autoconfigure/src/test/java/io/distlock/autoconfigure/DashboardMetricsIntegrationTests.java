@@ -121,7 +121,10 @@ class DashboardMetricsIntegrationTests {
 	private ConfigurableApplicationContext start() {
 		return new SpringApplicationBuilder(WebApp.class).properties("server.port=0",
 				"spring.data.redis.port=" + redis.server().port(), "distlock.lease-time=300ms",
-				"management.endpoints.web.exposure.include=prometheus", "spring.main.banner-mode=off")
+				"management.endpoints.web.exposure.include=prometheus", "spring.main.banner-mode=off",
+				// The module's tests have Boot's R2DBC auto-configuration on the classpath; this
+				// application has no R2DBC database.
+				"spring.autoconfigure.exclude=org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration")
 			.run();
 	}
 

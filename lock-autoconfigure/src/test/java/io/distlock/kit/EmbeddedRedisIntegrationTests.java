@@ -32,7 +32,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code spring.data.redis.port} does not matter because the connection details win.
  */
 @SpringBootTest(classes = EmbeddedRedisIntegrationTests.Application.class,
-		properties = { "spring.data.redis.port=1", "spring.main.banner-mode=off" })
+		properties = { "spring.data.redis.port=1", "spring.main.banner-mode=off",
+				// The module's tests have Boot's R2DBC auto-configuration on the classpath; this
+				// application has no R2DBC database.
+				"spring.autoconfigure.exclude=org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration" })
 @EmbeddedRedis
 @Timeout(60)
 class EmbeddedRedisIntegrationTests {
