@@ -65,7 +65,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.store = store;
 		this.settings = settings;
 		GuardedLockListener listener = new GuardedLockListener(settings.listener());
-		this.continuations = new Continuations(store::isIoThread, listener.isNonBlocking());
+		this.continuations = new Continuations(store, listener.isNonBlocking());
 		this.loss = new LossSignal(listener, this.continuations, this.gates);
 		this.watchdog = new Watchdog(store, settings, listener, this.loss::declare);
 		LocalHandoff handoff = new LocalHandoff(store, settings);
@@ -73,14 +73,14 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 				Continuations.engineThreads("distlock-wait-" + settings.instanceId()));
 		this.waits.setRemoveOnCancelPolicy(true);
 		this.deadlines = new CallDeadlines(this.waits);
-		GrantReleaser releaser = new GrantReleaser(store, settings, listener, this.gates, this::unbindThread,
-				this.watchdog, this.loss, handoff, this.deadlines);
 		this.upkeep = new LeaseUpkeep(store, this.watchdog, this.loss, this.deadlines, this.continuations);
-		this.acquirer = new GrantAcquirer(new RegistryParts(this.upkeep, store, settings, this.gates, handoff,
-				new ReleaseNotifications(store, settings), this.watchdog, releaser, this.deadlines,
-				this.continuations),
-				listener);
-		this.threadHolds = new ThreadHolds(this.acquirer, this.gates, settings);
+		this.threadHolds = new ThreadHolds(this.gates, settings, (unbind) -> new GrantAcquirer(
+				new RegistryParts(this.upkeep, store, settings, this.gates, handoff, new ReleaseNotifications(store, settings),
+						this.watchdog, new GrantReleaser(store, settings, listener, this.gates, unbind, this.watchdog,
+								this.loss, handoff, this.deadlines),
+						this.deadlines, this.continuations),
+				listener));
+		this.acquirer = this.threadHolds.acquirer();
 	}
 
 	/**
@@ -249,11 +249,6 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 	 */
 	protected final void suspectLoss(String key) {
 		this.gates.suspected(key).forEach(this.upkeep::confirmInBackground);
-	}
-
-	/** Forget a released grant's thread: the thread holds need the acquirer, which needs this. */
-	private void unbindThread(HeldGrant held) {
-		this.threadHolds.unbind(held);
 	}
 
 	private void requireOpen() {

@@ -8,10 +8,11 @@ import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+
+import io.distlock.store.LockStore;
 
 /**
  * Where code that is not the engine's continues: never on the store's I/O threads (the Redis
@@ -31,7 +32,7 @@ final class Continuations {
 
 	private static final AtomicInteger registryCount = new AtomicInteger();
 
-	private final Predicate<Thread> storeThreads;
+	private final LockStore store;
 
 	private final boolean listenerNonBlocking;
 
@@ -41,13 +42,12 @@ final class Continuations {
 
 	/**
 	 * Create the placement of one registry.
-	 * @param storeThreads which threads are the store's own (see
-	 * {@link io.distlock.store.LockStore#isIoThread(Thread)})
+	 * @param store the store, which names its own threads (see {@link LockStore#isIoThread(Thread)})
 	 * @param listenerNonBlocking whether the registry's listener may run on those threads (see
 	 * {@link io.distlock.core.LockListener#isNonBlocking()})
 	 */
-	Continuations(Predicate<Thread> storeThreads, boolean listenerNonBlocking) {
-		this.storeThreads = storeThreads;
+	Continuations(LockStore store, boolean listenerNonBlocking) {
+		this.store = store;
 		this.listenerNonBlocking = listenerNonBlocking;
 	}
 
@@ -78,7 +78,7 @@ final class Continuations {
 	 */
 	boolean mayRunUserCode() {
 		Thread current = Thread.currentThread();
-		return !(current instanceof EngineThread) && !this.storeThreads.test(current);
+		return !(current instanceof EngineThread) && !this.store.isIoThread(current);
 	}
 
 	/**

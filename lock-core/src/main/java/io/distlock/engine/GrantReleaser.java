@@ -177,14 +177,12 @@ final class GrantReleaser {
 
 	/** Send a store call and bound its answer by {@link StoreCalls#RELEASE_TIMEOUT}. */
 	private CompletableFuture<LockStore.Release> within(Supplier<CompletableFuture<LockStore.Release>> call) {
-		CompletableFuture<LockStore.Release> sent;
 		try {
-			sent = call.get();
+			return this.deadlines.within(call.get(), StoreCalls.RELEASE_TIMEOUT);
 		}
 		catch (RuntimeException ex) {
-			sent = CompletableFuture.failedFuture(ex);
+			return CompletableFuture.failedFuture(ex);
 		}
-		return this.deadlines.within(sent, StoreCalls.RELEASE_TIMEOUT);
 	}
 
 	/** Delete the grant in the store, recording its token if it was handed over. */
@@ -235,11 +233,10 @@ final class GrantReleaser {
 				outcome = ReleaseOutcome.LOST;
 			}
 			Duration heldFor = Duration.ofNanos(System.nanoTime() - grant.acquiredNanos());
-			this.unbind.accept(held);
 			if (logger.isDebugEnabled()) {
 				logger.debug("Released lock for key '" + grant.key() + "' after " + heldFor.toMillis() + "ms: " + outcome);
 			}
-			tellReleased(held, heldFor, outcome);
+			finished(held, heldFor, outcome);
 		}
 		finally {
 			// A grant lost while held left its gate when the loss was signalled; the gate may be
@@ -268,13 +265,12 @@ final class GrantReleaser {
 		Grant grant = held.grant();
 		try {
 			grant.finishRelease();
-			this.unbind.accept(held);
 			// The picked waiter holds a reference to the gate of its own: it stays in the map.
 			this.gates.release(gate);
 			if (logger.isDebugEnabled()) {
 				logger.debug("Handed lock for key '" + grant.key() + "' to a waiting thread of this process");
 			}
-			tellReleased(held, Duration.ofNanos(releasedNanos - grant.acquiredNanos()), ReleaseOutcome.RELEASED);
+			finished(held, Duration.ofNanos(releasedNanos - grant.acquiredNanos()), ReleaseOutcome.RELEASED);
 		}
 		finally {
 			next.admit();
@@ -282,8 +278,11 @@ final class GrantReleaser {
 		return null;
 	}
 
-	/** Tell the listener of a release, unless it was never told of the grant ({@link HeldGrant#isUntold()}). */
-	private void tellReleased(HeldGrant held, Duration heldFor, ReleaseOutcome outcome) {
+	/** Forget the grant's thread, if one owned it; tell the listener, unless it never heard of the grant. */
+	private void finished(HeldGrant held, Duration heldFor, ReleaseOutcome outcome) {
+		if (held.ownerThread() != null) {
+			this.unbind.accept(held);
+		}
 		if (!held.isUntold()) {
 			this.listener.onReleased(held.lease(), heldFor, outcome);
 		}

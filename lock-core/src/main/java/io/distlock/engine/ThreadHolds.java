@@ -1,12 +1,12 @@
 package io.distlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.distlock.core.DistLock;
 import io.distlock.core.LockContext;
@@ -25,7 +25,7 @@ import io.distlock.store.LockMode;
  */
 final class ThreadHolds {
 
-	private final ConcurrentMap<Owner, Bound> holds = new ConcurrentHashMap<>();
+	private final ConcurrentMap<Owner, ThreadBinding> holds = new ConcurrentHashMap<>();
 
 	/** How many fair grants are bound, so that exclusive acquisitions skip a fair lookup. */
 	private final AtomicInteger fairBound = new AtomicInteger();
@@ -36,10 +36,20 @@ final class ThreadHolds {
 
 	private final RegistrySettings settings;
 
-	ThreadHolds(GrantAcquirer acquirer, KeyGates gates, RegistrySettings settings) {
-		this.acquirer = acquirer;
+	/**
+	 * Create the thread holds of a registry and the acquirer they ask for fresh grants.
+	 * @param acquirerFor makes the acquirer from {@link #unbind}, which its releases call: so
+	 * the engine's types still refer to each other one way
+	 */
+	ThreadHolds(KeyGates gates, RegistrySettings settings, Function<Consumer<HeldGrant>, GrantAcquirer> acquirerFor) {
 		this.gates = gates;
 		this.settings = settings;
+		this.acquirer = acquirerFor.apply(this::unbind);
+	}
+
+	/** Return the acquirer, which asynchronous and lease-owned holds use directly. */
+	GrantAcquirer acquirer() {
+		return this.acquirer;
 	}
 
 	/**
@@ -58,7 +68,7 @@ final class ThreadHolds {
 			// As ReentrantLock: an interruptible acquisition by an interrupted thread does not start.
 			throw new InterruptedException();
 		}
-		Bound own = ownBinding(mode, key);
+		ThreadBinding own = ownBinding(mode, key);
 		if (own != null && own.grant().isLost() && own.held().holds().get() > 0
 				&& waitNanos != HoldRequest.WAIT_FOREVER) {
 			// tryLock: the thread's own lost hold keeps the lock from it until it unlocks that hold
@@ -82,7 +92,7 @@ final class ThreadHolds {
 	 * @throws IllegalMonitorStateException if the thread holds none
 	 */
 	void unlock(LockMode mode, String key) {
-		Bound own = ownBinding(mode, key);
+		ThreadBinding own = ownBinding(mode, key);
 		if (own == null) {
 			unbindReleasedElsewhere(mode, key);
 			throw new IllegalMonitorStateException(
@@ -98,7 +108,7 @@ final class ThreadHolds {
 	}
 
 	boolean isHeldByCurrentThread(LockMode mode, String key) {
-		Bound own = ownBinding(mode, key);
+		ThreadBinding own = ownBinding(mode, key);
 		return own != null && own.grant().isValid();
 	}
 
@@ -107,7 +117,7 @@ final class ThreadHolds {
 	 * @throws IllegalMonitorStateException if the thread holds nothing under the key
 	 */
 	LockLease currentLease(LockMode mode, String key) {
-		Bound own = ownBinding(mode, key);
+		ThreadBinding own = ownBinding(mode, key);
 		if (own == null) {
 			throw new IllegalMonitorStateException("Lock for key '" + key + "' is not held by the current thread");
 		}
@@ -130,7 +140,7 @@ final class ThreadHolds {
 		Gate gate = this.gates.retain(gateKey, request.key(), request.mode());
 		String writeOwner;
 		try {
-			Bound own = find(gateKey, current);
+			ThreadBinding own = find(gateKey, current);
 			HeldLease reentered = (own != null) ? reenter(own, gate) : null;
 			if (reentered != null) {
 				return reentered;
@@ -152,19 +162,15 @@ final class ThreadHolds {
 	}
 
 	/**
-	 * Unbind a grant whose outermost hold was released; does nothing for a grant no thread owns.
+	 * Unbind a grant a thread owns, whose outermost hold was released.
 	 */
 	void unbind(HeldGrant held) {
-		Thread thread = held.ownerThread();
-		if (thread == null) {
-			return;
-		}
-		Owner owner = new Owner(held.gateKey(), thread);
+		Owner owner = new Owner(held.gateKey(), held.ownerThread());
 		if (held.grant().mode() != LockMode.FAIR) {
 			this.holds.computeIfPresent(owner, (key, bound) -> (bound.held() == held) ? null : bound);
 			return;
 		}
-		Bound bound = this.holds.get(owner);
+		ThreadBinding bound = this.holds.get(owner);
 		if (bound != null && bound.held() == held && this.holds.remove(owner, bound)) {
 			this.fairBound.decrementAndGet();
 		}
@@ -175,14 +181,14 @@ final class ThreadHolds {
 		if (held.grant().mode() == LockMode.FAIR) {
 			this.fairBound.incrementAndGet();
 		}
-		this.holds.put(new Owner(held.gateKey(), held.ownerThread()), new Bound(first));
+		this.holds.put(new Owner(held.gateKey(), held.ownerThread()), new ThreadBinding(first));
 	}
 
-	private Bound find(String gateKey, Thread thread) {
+	private ThreadBinding find(String gateKey, Thread thread) {
 		return this.holds.get(new Owner(gateKey, thread));
 	}
 
-	private Bound ownBinding(LockMode mode, String key) {
+	private ThreadBinding ownBinding(LockMode mode, String key) {
 		Thread current = Thread.currentThread();
 		return find(KeyGates.gateKey(mode, key, current, 0), current);
 	}
@@ -194,7 +200,7 @@ final class ThreadHolds {
 	 * is no longer held, so the caller acquires the key afresh, behind that release.
 	 * @return the new hold, or {@code null} if the grant's holds are all released
 	 */
-	private static HeldLease reenter(Bound own, Gate gate) {
+	private static HeldLease reenter(ThreadBinding own, Gate gate) {
 		Grant grant = own.grant();
 		AtomicInteger holds = own.held().holds();
 		int count;
@@ -245,7 +251,7 @@ final class ThreadHolds {
 		if (held == null) {
 			return;
 		}
-		Bound own = find(KeyGates.gateKey(held, request.key(), current, 0), current);
+		ThreadBinding own = find(KeyGates.gateKey(held, request.key(), current, 0), current);
 		if (own != null && own.grant().isActive()) {
 			throw new IllegalMonitorStateException("Cannot take the " + request.mode().name().toLowerCase(Locale.ROOT)
 					+ " lock for key '" + request.key() + "' while the current thread holds its "
@@ -269,32 +275,12 @@ final class ThreadHolds {
 		if (request.mode() != LockMode.READ) {
 			return null;
 		}
-		Bound write = find(KeyGates.gateKey(LockMode.WRITE, request.key(), current, 0), current);
+		ThreadBinding write = find(KeyGates.gateKey(LockMode.WRITE, request.key(), current, 0), current);
 		return (write != null && write.grant().isActive()) ? write.grant().owner() : null;
 	}
 
 	/** One thread's claim on one gate key. Threads compare by identity. */
 	private record Owner(String gateKey, Thread thread) {
-	}
-
-	/**
-	 * A grant bound to its thread: its first hold, and the holds that thread took through
-	 * {@code DistLock.lock()} (touched only by that thread; sized for the usual single hold).
-	 */
-	private record Bound(HeldLease first, Deque<HeldLease> lockHolds) {
-
-		Bound(HeldLease first) {
-			this(first, new ArrayDeque<>(1));
-		}
-
-		HeldGrant held() {
-			return this.first.held();
-		}
-
-		Grant grant() {
-			return this.first.grant();
-		}
-
 	}
 
 }

@@ -3,6 +3,7 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
@@ -61,7 +62,7 @@ final class WaitingCaller implements Executor {
 					task.run();
 				}
 				if (future.isDone()) {
-					return StoreCalls.await(future, Duration.ZERO);
+					return valueOf(future);
 				}
 				long left = deadline - System.nanoTime();
 				if (left <= 0) {
@@ -79,6 +80,15 @@ final class WaitingCaller implements Executor {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	private static <T> T valueOf(CompletableFuture<T> done) {
+		try {
+			return done.join();
+		}
+		catch (CompletionException ex) {
+			throw StoreCalls.asRuntime(ex);
 		}
 	}
 

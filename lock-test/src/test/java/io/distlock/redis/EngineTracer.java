@@ -106,6 +106,10 @@ final class EngineTracer implements AutoCloseable {
 					}
 					else if (phase != null && !endPhase.equals(phase)) {
 						Paths paths = traced.get(phase);
+						if (Boolean.getBoolean("distlock.trace.verbose")) {
+							System.out.println("TRACE " + phase + " " + entry.thread().name() + " "
+									+ entry.location().declaringType().name().replace(ENGINE, "") + "." + entry.method().name());
+						}
 						record(entry, entry.thread().equals(caller) ? paths.call() : paths.reply());
 					}
 				}
