@@ -32,6 +32,8 @@ import com.sun.jdi.request.MethodEntryRequest;
  * (the call path) and on any other thread (the reply path: the driver's, the engine's and the
  * executor's threads), with the engine classes on the stack at each entry. A phase starts when
  * the traced JVM enters its phase method with the phase's name and lasts until the next one.
+ * With {@code -Ddistlock.trace.verbose=true} every entry is printed ({@code TRACE phase thread
+ * Class.method}), which shows what a path enters a class for.
  */
 final class EngineTracer implements AutoCloseable {
 
