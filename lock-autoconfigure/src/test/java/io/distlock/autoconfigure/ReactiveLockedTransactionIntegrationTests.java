@@ -1,14 +1,10 @@
 package io.distlock.autoconfigure;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -52,24 +48,18 @@ class ReactiveLockedTransactionIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static EmbeddedPostgres postgres;
+	@RegisterExtension
+	static final EmbeddedPostgresExtension postgres = new EmbeddedPostgresExtension();
 
 	private static ConnectionFactory connectionFactory;
 
 	@BeforeAll
-	static void startPostgres() throws IOException {
-		postgres = EmbeddedPostgres.builder().start();
-		connectionFactory = ConnectionFactories
-			.get("r2dbc:postgresql://postgres:postgres@localhost:" + postgres.getPort() + "/postgres");
+	static void createTable() {
+		connectionFactory = postgres.connectionFactory();
 		DatabaseClient.create(connectionFactory)
 			.sql("create table orders (id bigint primary key)")
 			.then()
 			.block(WAIT);
-	}
-
-	@AfterAll
-	static void stopPostgres() throws IOException {
-		postgres.close();
 	}
 
 	private ApplicationContextRunner runner() {
