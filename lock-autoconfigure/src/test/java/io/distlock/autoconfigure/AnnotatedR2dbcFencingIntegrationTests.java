@@ -55,14 +55,11 @@ class AnnotatedR2dbcFencingIntegrationTests {
 	@RegisterExtension
 	static final EmbeddedPostgresExtension postgres = new EmbeddedPostgresExtension();
 
-	private static ConnectionFactory connectionFactory;
-
 	private static DatabaseClient database;
 
 	@BeforeAll
 	static void createTables() throws IOException {
-		connectionFactory = postgres.connectionFactory();
-		database = DatabaseClient.create(connectionFactory);
+		database = DatabaseClient.create(postgres.connectionFactory());
 		try (InputStream in = JdbcFencing.class.getResourceAsStream("schema-postgresql.sql")) {
 			database.sql(new String(in.readAllBytes(), StandardCharsets.UTF_8)).then().block(WAIT);
 		}
@@ -128,8 +125,8 @@ class AnnotatedR2dbcFencingIntegrationTests {
 		return DistlockRunners.withRedis(redis.server())
 			.withConfiguration(AutoConfigurations.of(DistlockFencingAutoConfiguration.class))
 			.withPropertyValues("distlock.lease-time=30s")
-			.withBean(ConnectionFactory.class, () -> connectionFactory)
-			.withBean(DatabaseClient.class, () -> DatabaseClient.create(connectionFactory))
+			.withBean(ConnectionFactory.class, postgres::connectionFactory)
+			.withBean(DatabaseClient.class, () -> DatabaseClient.create(postgres.connectionFactory()))
 			.withBean(Stock.class, () -> new Stock(fenced, pause));
 	}
 

@@ -51,12 +51,9 @@ class ReactiveLockedTransactionIntegrationTests {
 	@RegisterExtension
 	static final EmbeddedPostgresExtension postgres = new EmbeddedPostgresExtension();
 
-	private static ConnectionFactory connectionFactory;
-
 	@BeforeAll
 	static void createTable() {
-		connectionFactory = postgres.connectionFactory();
-		DatabaseClient.create(connectionFactory)
+		DatabaseClient.create(postgres.connectionFactory())
 			.sql("create table orders (id bigint primary key)")
 			.then()
 			.block(WAIT);
@@ -67,10 +64,10 @@ class ReactiveLockedTransactionIntegrationTests {
 		return DistlockRunners.withRedis(redis.server())
 			.withConfiguration(AutoConfigurations.of(TransactionAutoConfiguration.class))
 			.withPropertyValues("distlock.lease-time=30s")
-			.withBean(ConnectionFactory.class, () -> connectionFactory)
+			.withBean(ConnectionFactory.class, postgres::connectionFactory)
 			.withBean("transactionManager", R2dbcTransactionManager.class,
-					() -> new R2dbcTransactionManager(connectionFactory))
-			.withBean(DatabaseClient.class, () -> DatabaseClient.create(connectionFactory))
+					() -> new R2dbcTransactionManager(postgres.connectionFactory()))
+			.withBean(DatabaseClient.class, () -> DatabaseClient.create(postgres.connectionFactory()))
 			.withBean("orders", Orders.class);
 	}
 
@@ -144,7 +141,7 @@ class ReactiveLockedTransactionIntegrationTests {
 		runner().run((context) -> {
 			Orders orders = context.getBean(Orders.class);
 			TransactionalOperator operator = TransactionalOperator
-				.create(ReactiveLockedTransactionGuard.guard(new R2dbcTransactionManager(connectionFactory)));
+				.create(ReactiveLockedTransactionGuard.guard(new R2dbcTransactionManager(postgres.connectionFactory())));
 			assertThatExceptionOfType(LockLostException.class)
 				.isThrownBy(() -> orders.placeWith(operator, 4).block(WAIT))
 				.withMessageContaining("for key 'order:4'")
@@ -160,7 +157,7 @@ class ReactiveLockedTransactionIntegrationTests {
 			// The same transaction on a manager that nothing wrapped: the vanished key goes
 			// unnoticed, the row is committed, and the loss is reported only at the release.
 			TransactionalOperator operator = TransactionalOperator
-				.create(new R2dbcTransactionManager(connectionFactory));
+				.create(new R2dbcTransactionManager(postgres.connectionFactory()));
 			assertThatExceptionOfType(LockLostException.class)
 				.isThrownBy(() -> orders.placeWith(operator, 5).block(WAIT))
 				.withMessageNotContaining("rolled back")
