@@ -103,7 +103,7 @@ class SentinelFailoverFaultIntegrationTests {
 				unreplicated.values()
 					.forEach((lease) -> assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release));
 
-				List<HolderLog.Overlap> overlaps = awaitEveryOverlapTold(log, KEYS, Duration.ofSeconds(5));
+				List<HolderLog.Overlap> overlaps = log.awaitEveryOverlapTold(KEYS, Duration.ofSeconds(5));
 				long toldFirst = overlaps.stream().filter(HolderLog.Overlap::toldBeforeTheSuccessor).count();
 				FaultReport.row("T44 kill", "Sentinel group (master, replica, 3 sentinels); holders hold; replication "
 						+ "held back for half of them; master SIGKILLed",
@@ -150,7 +150,7 @@ class SentinelFailoverFaultIntegrationTests {
 				Map<String, LockLease> successors = log.contend(contender, "contender", held.keySet(), LEASE.plusSeconds(5));
 
 				// A holder whose key a contender was granted is told at its next renewal at the latest.
-				List<HolderLog.Overlap> overlaps = awaitEveryOverlapTold(log, successors.size(), LEASE);
+				List<HolderLog.Overlap> overlaps = log.awaitEveryOverlapTold(successors.size(), LEASE);
 				List<LockLease> kept = held.values().stream().filter(LockLease::isValid).toList();
 				assertThat(kept).as("a lease its holder believes valid is held on the new master")
 					.allMatch(LockLease::confirm);
@@ -210,7 +210,7 @@ class SentinelFailoverFaultIntegrationTests {
 					long grantedMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
 					long believedValid = held.values().stream().filter(LockLease::isValid).count();
 					assertThat(successors).as("the new master lets the keys expire and grants them again").hasSize(KEYS);
-					List<HolderLog.Overlap> overlaps = awaitEveryOverlapTold(log, KEYS, Duration.ofSeconds(40));
+					List<HolderLog.Overlap> overlaps = log.awaitEveryOverlapTold(KEYS, Duration.ofSeconds(40));
 					long demotedMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
 					assertThat(successors.values()).as("tokens granted after the failover")
 						.allMatch((lease) -> lease.fencingToken() > highestTokenBefore);
@@ -249,24 +249,6 @@ class SentinelFailoverFaultIntegrationTests {
 			.ignoreExceptions()
 			.until(() -> held.keySet().stream().allMatch((key) -> hasLock(replica, key)));
 		return held;
-	}
-
-	/**
-	 * Wait until the first holder of each of the expected overlaps has been told, then check the
-	 * detector's negative control: read as by holders that ignore loss signals, the same history
-	 * has that many silent double holders.
-	 * @return the overlaps
-	 */
-	private static List<HolderLog.Overlap> awaitEveryOverlapTold(HolderLog log, int expected, Duration within) {
-		await().atMost(within)
-			.untilAsserted(() -> assertThat(log.overlaps()).as("overlapping holders, each told")
-				.hasSize(expected)
-				.noneMatch(HolderLog.Overlap::silent));
-		List<HolderLog.Overlap> overlaps = log.overlaps();
-		assertThat(log.overlapsIgnoringLossSignals()).as("negative control: loss signals ignored")
-			.hasSize(expected)
-			.allMatch(HolderLog.Overlap::silent);
-		return overlaps;
 	}
 
 	/**
