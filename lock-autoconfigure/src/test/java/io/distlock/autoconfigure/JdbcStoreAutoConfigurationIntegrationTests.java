@@ -1,6 +1,5 @@
 package io.distlock.autoconfigure;
 
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;

@@ -1,6 +1,5 @@
 package io.distlock.fencing;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
