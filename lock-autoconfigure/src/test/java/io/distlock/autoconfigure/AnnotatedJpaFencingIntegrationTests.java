@@ -1,22 +1,13 @@
 package io.distlock.autoconfigure;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import jakarta.persistence.Entity;
-import jakarta.persistence.EntityListeners;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.Id;
-import jakarta.persistence.MappedSuperclass;
 import jakarta.persistence.PersistenceContext;
-import jakarta.persistence.Table;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,15 +15,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.annotation.Transactional;
 
 import io.distlock.annotation.DistributedLock;
 import io.distlock.autoconfigure.FencedWriteIntegrationTests.SlowCall;
+import io.distlock.autoconfigure.StockEntities.FencedProduct;
+import io.distlock.autoconfigure.StockEntities.PlainProduct;
+import io.distlock.autoconfigure.StockEntities.Product;
 import io.distlock.core.LockLostException;
 import io.distlock.core.StaleFencingTokenException;
 import io.distlock.fencing.FencedEntityListener;
@@ -58,21 +50,12 @@ class AnnotatedJpaFencingIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static EmbeddedPostgres postgres;
-
-	@BeforeAll
-	static void startPostgres() throws IOException {
-		postgres = EmbeddedPostgres.builder().start();
-	}
-
-	@AfterAll
-	static void stopPostgres() throws IOException {
-		postgres.close();
-	}
+	@RegisterExtension
+	static final EmbeddedPostgresExtension postgres = new EmbeddedPostgresExtension();
 
 	@Test
 	void aStaleHoldersFlushIsRefusedAndItsTransactionRollsBack() {
-		Outcome outcome = reserveWhileTheFirstHolderPauses(PausedFencedProduct.class, "paused_fenced_product");
+		Outcome outcome = reserveWhileTheFirstHolderPauses(FencedProduct.class, "fenced_product");
 		assertThat(outcome.failure()).hasRootCauseInstanceOf(StaleFencingTokenException.class);
 		assertThat(outcome.stock()).as("10 less the newer holder's 2").isEqualTo(8);
 		assertThat(outcome.staleOrders()).as("the stale transaction's order rolled back").isZero();
@@ -80,7 +63,7 @@ class AnnotatedJpaFencingIntegrationTests {
 
 	@Test
 	void negativeControlWithoutTheListenerTheStaleWriteLands() {
-		Outcome outcome = reserveWhileTheFirstHolderPauses(PausedPlainProduct.class, "paused_plain_product");
+		Outcome outcome = reserveWhileTheFirstHolderPauses(PlainProduct.class, "plain_product");
 		// The method committed; only its release, after the commit, found the lease expired.
 		assertThat(outcome.failure()).hasRootCauseInstanceOf(LockLostException.class)
 			.hasMessageContaining("fixed lease of 300ms expired");
@@ -88,7 +71,7 @@ class AnnotatedJpaFencingIntegrationTests {
 		assertThat(outcome.staleOrders()).isOne();
 	}
 
-	private Outcome reserveWhileTheFirstHolderPauses(Class<? extends PausedProduct> type, String table) {
+	private Outcome reserveWhileTheFirstHolderPauses(Class<? extends Product> type, String table) {
 		SlowCall paused = new SlowCall();
 		Outcome[] outcome = new Outcome[1];
 		instance(type, paused, "create-drop").run((first) -> instance(type, new SlowCall().proceed(), "none")
@@ -114,13 +97,13 @@ class AnnotatedJpaFencingIntegrationTests {
 		return outcome[0];
 	}
 
-	private ApplicationContextRunner instance(Class<? extends PausedProduct> type, SlowCall slowCall, String ddl) {
+	private ApplicationContextRunner instance(Class<? extends Product> type, SlowCall slowCall, String ddl) {
 		return DistlockRunners.withRedis(redis.server())
 			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 					HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
 					DistlockFencingAutoConfiguration.class))
-			.withUserConfiguration(Entities.class)
-			.withPropertyValues("spring.datasource.url=" + postgres.getJdbcUrl("postgres", "postgres"),
+			.withUserConfiguration(StockEntities.class)
+			.withPropertyValues("spring.datasource.url=" + postgres.jdbcUrl(),
 					"spring.jpa.hibernate.ddl-auto=" + ddl, "distlock.fencing.initialize-schema=always")
 			.withBean(StockService.class, () -> new StockService(type, slowCall));
 	}
@@ -130,14 +113,14 @@ class AnnotatedJpaFencingIntegrationTests {
 
 	static class StockService {
 
-		private final Class<? extends PausedProduct> type;
+		private final Class<? extends Product> type;
 
 		private final SlowCall slowCall;
 
 		@PersistenceContext
 		private EntityManager entities;
 
-		StockService(Class<? extends PausedProduct> type, SlowCall slowCall) {
+		StockService(Class<? extends Product> type, SlowCall slowCall) {
 			this.type = type;
 			this.slowCall = slowCall;
 		}
@@ -145,50 +128,13 @@ class AnnotatedJpaFencingIntegrationTests {
 		@DistributedLock(key = "'stock:' + #id", waitTime = "10s", leaseTime = "300ms")
 		@Transactional
 		public void reserve(long id, int quantity, long orderId) {
-			PausedProduct product = this.entities.find(this.type, id);
+			Product product = this.entities.find(this.type, id);
 			// The order, a row of its own, is written at once: it must go when the transaction rolls back.
-			this.entities.persist(PausedProduct.create(this.type, orderId, quantity));
+			this.entities.persist(Product.create(this.type, orderId, quantity));
 			this.entities.flush();
 			this.slowCall.run(); // a GC pause, a stalled VM: longer than the lease
 			product.stock = product.stock - quantity;
 		}
-
-	}
-
-	// The package's entities, JpaFencingIntegrationTests' too: names and tables apart.
-	@Configuration(proxyBeanMethods = false)
-	@EntityScan(basePackageClasses = AnnotatedJpaFencingIntegrationTests.class)
-	static class Entities {
-
-	}
-
-	@MappedSuperclass
-	abstract static class PausedProduct {
-
-		@Id
-		long id;
-
-		int stock;
-
-		static PausedProduct create(Class<? extends PausedProduct> type, long id, int stock) {
-			PausedProduct product = (type == PausedFencedProduct.class) ? new PausedFencedProduct() : new PausedPlainProduct();
-			product.id = id;
-			product.stock = stock;
-			return product;
-		}
-
-	}
-
-	@Entity
-	@Table(name = "paused_fenced_product")
-	@EntityListeners(FencedEntityListener.class)
-	static class PausedFencedProduct extends PausedProduct {
-
-	}
-
-	@Entity
-	@Table(name = "paused_plain_product")
-	static class PausedPlainProduct extends PausedProduct {
 
 	}
 

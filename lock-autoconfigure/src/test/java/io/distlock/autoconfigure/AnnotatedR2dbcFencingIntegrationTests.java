@@ -9,10 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,28 +52,19 @@ class AnnotatedR2dbcFencingIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static EmbeddedPostgres postgres;
-
-	private static ConnectionFactory connectionFactory;
+	@RegisterExtension
+	static final EmbeddedPostgresExtension postgres = new EmbeddedPostgresExtension();
 
 	private static DatabaseClient database;
 
 	@BeforeAll
-	static void startPostgres() throws IOException {
-		postgres = EmbeddedPostgres.builder().start();
-		connectionFactory = ConnectionFactories
-			.get("r2dbc:postgresql://postgres:postgres@localhost:" + postgres.getPort() + "/postgres");
-		database = DatabaseClient.create(connectionFactory);
+	static void createTables() throws IOException {
+		database = DatabaseClient.create(postgres.connectionFactory());
 		try (InputStream in = JdbcFencing.class.getResourceAsStream("schema-postgresql.sql")) {
 			database.sql(new String(in.readAllBytes(), StandardCharsets.UTF_8)).then().block(WAIT);
 		}
 		database.sql("CREATE TABLE stock (id VARCHAR(255) PRIMARY KEY, amount INT NOT NULL)").then().block(WAIT);
 		database.sql("CREATE TABLE orders (id VARCHAR(255) PRIMARY KEY)").then().block(WAIT);
-	}
-
-	@AfterAll
-	static void stopPostgres() throws IOException {
-		postgres.close();
 	}
 
 	@Test
@@ -137,8 +125,8 @@ class AnnotatedR2dbcFencingIntegrationTests {
 		return DistlockRunners.withRedis(redis.server())
 			.withConfiguration(AutoConfigurations.of(DistlockFencingAutoConfiguration.class))
 			.withPropertyValues("distlock.lease-time=30s")
-			.withBean(ConnectionFactory.class, () -> connectionFactory)
-			.withBean(DatabaseClient.class, () -> DatabaseClient.create(connectionFactory))
+			.withBean(ConnectionFactory.class, postgres::connectionFactory)
+			.withBean(DatabaseClient.class, () -> DatabaseClient.create(postgres.connectionFactory()))
 			.withBean(Stock.class, () -> new Stock(fenced, pause));
 	}
 

@@ -185,9 +185,8 @@ class DistlockAutoConfigurationTests {
 	@ExtendWith(OutputCaptureExtension.class)
 	void redlockNodesMakeARedlockRegistry(CapturedOutput output) {
 		try (RedisServer second = RedisServer.start(); RedisServer third = RedisServer.start()) {
-			runner().withPropertyValues("distlock.redlock.nodes[0]=" + uri(redis.server()),
-					"distlock.redlock.nodes[1]=" + uri(second), "distlock.redlock.nodes[2]=" + uri(third),
-					"distlock.redlock.per-node-timeout=200ms")
+			DistlockRunners.withRedlock(redis.server(), second, third)
+				.withPropertyValues("distlock.redlock.per-node-timeout=200ms")
 				.run((context) -> {
 					assertThat(context).hasSingleBean(LockRegistry.class).doesNotHaveBean(RedisLockRegistry.class);
 					RedlockRegistry registry = context.getBean(RedlockRegistry.class);
@@ -202,8 +201,8 @@ class DistlockAutoConfigurationTests {
 	@ExtendWith(OutputCaptureExtension.class)
 	void anEvenNumberOfRedlockNodesIsWarnedAboutAtStartup(CapturedOutput output) {
 		try (RedisServer second = RedisServer.start()) {
-			runner().withPropertyValues("distlock.redlock.nodes[0]=" + uri(redis.server()),
-					"distlock.redlock.nodes[1]=" + uri(second), "distlock.redlock.per-node-timeout=200ms")
+			DistlockRunners.withRedlock(redis.server(), second)
+				.withPropertyValues("distlock.redlock.per-node-timeout=200ms")
 				.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedlockRegistry.class));
 		}
 		assertThat(output).contains("Redlock over 2 nodes needs 2 of them to agree, so it tolerates 0 failed "
@@ -234,10 +233,6 @@ class DistlockAutoConfigurationTests {
 				assertThat(context).hasFailed();
 				assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage()).startsWith(message);
 			});
-	}
-
-	private static String uri(RedisServer server) {
-		return "redis://" + server.host() + ":" + server.port();
 	}
 
 	static class Job {

@@ -30,6 +30,18 @@ final class DistlockRunners {
 	}
 
 	/**
+	 * As {@link #withRedis} on the first node, with {@code distlock.redlock.nodes} naming the
+	 * given servers in order: the auto-configuration makes a Redlock registry over them.
+	 */
+	static ApplicationContextRunner withRedlock(RedisServer... nodes) {
+		String[] properties = new String[nodes.length];
+		for (int i = 0; i < nodes.length; i++) {
+			properties[i] = "distlock.redlock.nodes[" + i + "]=redis://" + nodes[i].host() + ":" + nodes[i].port();
+		}
+		return withRedis(nodes[0]).withPropertyValues(properties);
+	}
+
+	/**
 	 * As {@link #withRedis}, plus Micrometer with a simple meter registry.
 	 */
 	static ApplicationContextRunner withRedisAndMetrics(RedisServer redis) {

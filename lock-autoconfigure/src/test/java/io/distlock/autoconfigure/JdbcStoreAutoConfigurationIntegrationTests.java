@@ -1,15 +1,10 @@
 package io.distlock.autoconfigure;
 
-import java.io.IOException;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,17 +40,8 @@ class JdbcStoreAutoConfigurationIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static EmbeddedPostgres postgres;
-
-	@BeforeAll
-	static void startPostgres() throws IOException {
-		postgres = EmbeddedPostgres.builder().start();
-	}
-
-	@AfterAll
-	static void stopPostgres() throws IOException {
-		postgres.close();
-	}
+	@RegisterExtension
+	static final EmbeddedPostgresExtension postgres = new EmbeddedPostgresExtension();
 
 	private ApplicationContextRunner runner() {
 		return DistlockRunners.withRedisAndMetrics(redis.server())
@@ -63,7 +49,7 @@ class JdbcStoreAutoConfigurationIntegrationTests {
 			.withPropertyValues("management.endpoints.web.exposure.include=locks",
 					"management.endpoint.locks.show-values=always", "distlock.store=jdbc",
 					"distlock.jdbc.initialize-schema=always")
-			.withBean(DataSource.class, postgres::getPostgresDatabase)
+			.withBean(DataSource.class, postgres::dataSource)
 			.withBean("inventory", Inventory.class);
 	}
 

@@ -1,6 +1,5 @@
 package io.distlock.autoconfigure;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -8,16 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import jakarta.persistence.Entity;
-import jakarta.persistence.EntityListeners;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.Id;
-import jakarta.persistence.MappedSuperclass;
-import jakarta.persistence.Table;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,15 +16,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.orm.jpa.SharedEntityManagerCreator;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.distlock.autoconfigure.StockEntities.FencedProduct;
+import io.distlock.autoconfigure.StockEntities.PlainProduct;
+import io.distlock.autoconfigure.StockEntities.Product;
 import io.distlock.core.LockContext;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
@@ -67,26 +59,17 @@ class JpaFencingIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static EmbeddedPostgres postgres;
+	@RegisterExtension
+	static final EmbeddedPostgresExtension postgres = new EmbeddedPostgresExtension();
 
 	private final String key = "stock:" + UUID.randomUUID();
-
-	@BeforeAll
-	static void startPostgres() throws IOException {
-		postgres = EmbeddedPostgres.builder().start();
-	}
-
-	@AfterAll
-	static void stopPostgres() throws IOException {
-		postgres.close();
-	}
 
 	private ApplicationContextRunner runner() {
 		return DistlockRunners.withRedis(redis.server())
 			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 					HibernateJpaAutoConfiguration.class, DistlockFencingAutoConfiguration.class))
-			.withUserConfiguration(Entities.class)
-			.withPropertyValues("spring.datasource.url=" + postgres.getJdbcUrl("postgres", "postgres"),
+			.withUserConfiguration(StockEntities.class)
+			.withPropertyValues("spring.datasource.url=" + postgres.jdbcUrl(),
 					"spring.jpa.hibernate.ddl-auto=create-drop", "distlock.fencing.initialize-schema=always");
 	}
 
@@ -206,44 +189,6 @@ class JpaFencingIntegrationTests {
 
 	private static long count(JdbcClient jdbc, String table, long id) {
 		return jdbc.sql("SELECT COUNT(*) FROM " + table + " WHERE id = ?").param(id).query(Long.class).single();
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EntityScan(basePackageClasses = JpaFencingIntegrationTests.class)
-	static class Entities {
-
-	}
-
-	@MappedSuperclass
-	abstract static class Product {
-
-		@Id
-		long id;
-
-		int stock;
-
-		static Product create(Class<? extends Product> type, long id, int stock) {
-			Product product = (type == FencedProduct.class) ? new FencedProduct() : new PlainProduct();
-			product.id = id;
-			product.stock = stock;
-			return product;
-		}
-
-	}
-
-	// tag::entity[]
-	@Entity
-	@Table(name = "fenced_product")
-	@EntityListeners(FencedEntityListener.class)
-	static class FencedProduct extends Product {
-
-	}
-	// end::entity[]
-
-	@Entity
-	@Table(name = "plain_product")
-	static class PlainProduct extends Product {
-
 	}
 
 }

@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * T22's startup half: a lock Redis that may evict keys is reported at startup, or refused with
  * {@code distlock.eviction-check=strict}; a Redis that never evicts passes even the strict check.
+ * A Redlock node that cannot be read: {@link RedlockNodeChecksTests}.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class LockStoreEvictionCheckTests {
@@ -25,21 +26,16 @@ class LockStoreEvictionCheckTests {
 
 	private static RedisServer safe;
 
-	/** A second server that never evicts (no maxmemory), for a Redlock quorum of safe nodes. */
-	private static RedisServer safe2;
-
 	@BeforeAll
 	static void start() {
 		evicting = RedisServer.start("--maxmemory", "2mb", "--maxmemory-policy", "volatile-lru");
 		safe = RedisServer.start("--maxmemory", "2mb", "--maxmemory-policy", "noeviction");
-		safe2 = RedisServer.start();
 	}
 
 	@AfterAll
 	static void stop() {
 		evicting.close();
 		safe.close();
-		safe2.close();
 	}
 
 	@Test
@@ -99,59 +95,9 @@ class LockStoreEvictionCheckTests {
 		}
 	}
 
-	@Test
-	void strictStartsWithARedlockNodeDownWhileAQuorumIsRead(CapturedOutput output) {
-		RedisServer down = RedisServer.start();
-		down.kill();
-		try {
-			DistlockRunners.withRedis(safe)
-				.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + safe.port(),
-						"distlock.redlock.nodes[1]=redis://127.0.0.1:" + down.port(),
-						"distlock.redlock.nodes[2]=redis://127.0.0.1:" + safe2.port(),
-						"distlock.redlock.per-node-timeout=200ms", "distlock.eviction-check=strict")
-				.run((context) -> {
-					assertThat(context).hasNotFailed();
-					assertThat(output).contains("Distributed locks: could not read the eviction policy (CONFIG GET "
-							+ "maxmemory*) of the Redlock node 127.0.0.1:" + down.port());
-				});
-		}
-		finally {
-			down.close();
-		}
-	}
-
-	@Test
-	void strictRefusesWhenNoQuorumOfRedlockNodesCanBeRead() {
-		RedisServer down = RedisServer.start();
-		RedisServer alsoDown = RedisServer.start();
-		down.kill();
-		alsoDown.kill();
-		try {
-			DistlockRunners.withRedis(safe)
-				.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + safe.port(),
-						"distlock.redlock.nodes[1]=redis://127.0.0.1:" + down.port(),
-						"distlock.redlock.nodes[2]=redis://127.0.0.1:" + alsoDown.port(),
-						"distlock.redlock.per-node-timeout=200ms", "distlock.eviction-check=strict")
-				.run((context) -> {
-					assertThat(context).hasFailed();
-					assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
-						.startsWith("Property 'distlock.eviction-check' with value 'strict' requires reading the "
-								+ "eviction policy, but could not read the eviction policy (CONFIG GET maxmemory*) of "
-								+ "the Redlock node 127.0.0.1:" + down.port());
-				});
-		}
-		finally {
-			down.close();
-			alsoDown.close();
-		}
-	}
-
 	private static ApplicationContextRunner redlock(RedisServer third) {
-		return DistlockRunners.withRedis(safe)
-			.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + safe.port(),
-					"distlock.redlock.nodes[1]=redis://127.0.0.1:" + evicting.port(),
-					"distlock.redlock.nodes[2]=redis://127.0.0.1:" + third.port(),
-					"distlock.redlock.per-node-timeout=200ms");
+		return DistlockRunners.withRedlock(safe, evicting, third)
+			.withPropertyValues("distlock.redlock.per-node-timeout=200ms");
 	}
 
 	@Test

@@ -109,10 +109,7 @@ class MaxLeaseTimeAutoConfigurationTests {
 	}
 
 	private static ApplicationContextRunner redlock() {
-		return DistlockRunners.withRedis(first)
-			.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + first.port(),
-					"distlock.redlock.nodes[1]=redis://127.0.0.1:" + second.port(),
-					"distlock.redlock.nodes[2]=redis://127.0.0.1:" + third.port());
+		return DistlockRunners.withRedlock(first, second, third);
 	}
 
 	static class LeaseWithinTheDelay {

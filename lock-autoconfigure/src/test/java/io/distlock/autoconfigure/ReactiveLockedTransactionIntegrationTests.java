@@ -1,14 +1,10 @@
 package io.distlock.autoconfigure;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -52,24 +48,15 @@ class ReactiveLockedTransactionIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private static EmbeddedPostgres postgres;
-
-	private static ConnectionFactory connectionFactory;
+	@RegisterExtension
+	static final EmbeddedPostgresExtension postgres = new EmbeddedPostgresExtension();
 
 	@BeforeAll
-	static void startPostgres() throws IOException {
-		postgres = EmbeddedPostgres.builder().start();
-		connectionFactory = ConnectionFactories
-			.get("r2dbc:postgresql://postgres:postgres@localhost:" + postgres.getPort() + "/postgres");
-		DatabaseClient.create(connectionFactory)
+	static void createTable() {
+		DatabaseClient.create(postgres.connectionFactory())
 			.sql("create table orders (id bigint primary key)")
 			.then()
 			.block(WAIT);
-	}
-
-	@AfterAll
-	static void stopPostgres() throws IOException {
-		postgres.close();
 	}
 
 	private ApplicationContextRunner runner() {
@@ -77,10 +64,10 @@ class ReactiveLockedTransactionIntegrationTests {
 		return DistlockRunners.withRedis(redis.server())
 			.withConfiguration(AutoConfigurations.of(TransactionAutoConfiguration.class))
 			.withPropertyValues("distlock.lease-time=30s")
-			.withBean(ConnectionFactory.class, () -> connectionFactory)
+			.withBean(ConnectionFactory.class, postgres::connectionFactory)
 			.withBean("transactionManager", R2dbcTransactionManager.class,
-					() -> new R2dbcTransactionManager(connectionFactory))
-			.withBean(DatabaseClient.class, () -> DatabaseClient.create(connectionFactory))
+					() -> new R2dbcTransactionManager(postgres.connectionFactory()))
+			.withBean(DatabaseClient.class, () -> DatabaseClient.create(postgres.connectionFactory()))
 			.withBean("orders", Orders.class);
 	}
 
@@ -154,7 +141,7 @@ class ReactiveLockedTransactionIntegrationTests {
 		runner().run((context) -> {
 			Orders orders = context.getBean(Orders.class);
 			TransactionalOperator operator = TransactionalOperator
-				.create(ReactiveLockedTransactionGuard.guard(new R2dbcTransactionManager(connectionFactory)));
+				.create(ReactiveLockedTransactionGuard.guard(new R2dbcTransactionManager(postgres.connectionFactory())));
 			assertThatExceptionOfType(LockLostException.class)
 				.isThrownBy(() -> orders.placeWith(operator, 4).block(WAIT))
 				.withMessageContaining("for key 'order:4'")
@@ -170,7 +157,7 @@ class ReactiveLockedTransactionIntegrationTests {
 			// The same transaction on a manager that nothing wrapped: the vanished key goes
 			// unnoticed, the row is committed, and the loss is reported only at the release.
 			TransactionalOperator operator = TransactionalOperator
-				.create(new R2dbcTransactionManager(connectionFactory));
+				.create(new R2dbcTransactionManager(postgres.connectionFactory()));
 			assertThatExceptionOfType(LockLostException.class)
 				.isThrownBy(() -> orders.placeWith(operator, 5).block(WAIT))
 				.withMessageNotContaining("rolled back")

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Catalogue B21's Redlock half: a Redlock node that keeps no append-only file, and so comes back
  * empty after a crash, is reported at startup by its address, or refused with
  * {@code distlock.redlock.persistence-check=strict}; declaring a delayed restart
- * ({@code distlock.redlock.restart-delay}) is the other remedy and turns the check off.
+ * ({@code distlock.redlock.restart-delay}) is the other remedy and turns the check off. A node
+ * that cannot be read: {@link RedlockNodeChecksTests}.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RedlockPersistenceCheckTests {
@@ -131,45 +132,6 @@ class RedlockPersistenceCheckTests {
 	}
 
 	@Test
-	void strictStartsWithANodeDownWhileAQuorumIsRead(CapturedOutput output) {
-		RedisServer down = RedisServer.start();
-		down.kill();
-		try {
-			redlock(durable, down, durable2).withPropertyValues("distlock.redlock.persistence-check=strict")
-				.run((context) -> {
-					assertThat(context).hasNotFailed();
-					assertThat(output).contains("Distributed locks: could not read the persistence setting (CONFIG GET "
-							+ "append*) of the Redlock node 127.0.0.1:" + down.port());
-				});
-		}
-		finally {
-			down.close();
-		}
-	}
-
-	@Test
-	void strictRefusesWhenNoQuorumOfNodesCanBeRead() {
-		RedisServer down = RedisServer.start();
-		RedisServer alsoDown = RedisServer.start();
-		down.kill();
-		alsoDown.kill();
-		try {
-			redlock(durable, down, alsoDown).withPropertyValues("distlock.redlock.persistence-check=strict")
-				.run((context) -> {
-					assertThat(context).hasFailed();
-					assertThat(DistlockRunners.invalidProperty(context.getStartupFailure()).getMessage())
-						.startsWith("Property 'distlock.redlock.persistence-check' with value 'strict' requires "
-								+ "reading the persistence setting, but could not read the persistence setting "
-								+ "(CONFIG GET append*) of the Redlock node 127.0.0.1:" + down.port());
-				});
-		}
-		finally {
-			down.close();
-			alsoDown.close();
-		}
-	}
-
-	@Test
 	void aSingleRedisIsNotChecked(CapturedOutput output) {
 		DistlockRunners.withRedis(volatileNode).withPropertyValues("distlock.redlock.persistence-check=strict")
 			.run((context) -> {
@@ -179,11 +141,8 @@ class RedlockPersistenceCheckTests {
 	}
 
 	private static ApplicationContextRunner redlock(RedisServer first, RedisServer second, RedisServer third) {
-		return DistlockRunners.withRedis(first)
-			.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + first.port(),
-					"distlock.redlock.nodes[1]=redis://127.0.0.1:" + second.port(),
-					"distlock.redlock.nodes[2]=redis://127.0.0.1:" + third.port(),
-					"distlock.redlock.per-node-timeout=200ms");
+		return DistlockRunners.withRedlock(first, second, third)
+			.withPropertyValues("distlock.redlock.per-node-timeout=200ms");
 	}
 
 }

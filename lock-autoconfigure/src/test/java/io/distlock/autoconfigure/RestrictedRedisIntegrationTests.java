@@ -111,11 +111,8 @@ class RestrictedRedisIntegrationTests {
 		// One node of three refusing TIME would grant nothing: a node is checked as the one Redis is.
 		try (RedisServer first = RedisServer.start(); RedisServer restricted = RedisServer.start("--rename-command",
 				"TIME", "renamed-time"); RedisServer third = RedisServer.start()) {
-			DistlockRunners.withRedis(first)
-				.withPropertyValues("distlock.redlock.nodes[0]=redis://127.0.0.1:" + first.port(),
-						"distlock.redlock.nodes[1]=redis://127.0.0.1:" + restricted.port(),
-						"distlock.redlock.nodes[2]=redis://127.0.0.1:" + third.port(),
-						"distlock.redlock.per-node-timeout=200ms")
+			DistlockRunners.withRedlock(first, restricted, third)
+				.withPropertyValues("distlock.redlock.per-node-timeout=200ms")
 				.run((context) -> {
 					assertThat(context).hasFailed();
 					assertThat(rootMessage(context.getStartupFailure(), LockConfigurationException.class))

@@ -14,6 +14,9 @@ import java.util.function.Predicate;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRegistry;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 /**
  * T44's holders and checker: holders take, try and release keys through it, and it records what
  * each was granted, told and released, in the order it happened (one sequence number across every
@@ -110,6 +113,26 @@ final class HolderLog {
 	 */
 	List<Overlap> overlapsIgnoringLossSignals() {
 		return overlaps(events().stream().filter(Predicate.not((event) -> event.kind() == Kind.LOST)).toList());
+	}
+
+	/**
+	 * Wait until the first holder of each of the expected overlaps has been told, then check the
+	 * negative control: read as by holders that ignore loss signals, the same history has that
+	 * many silent double holders.
+	 * @param expected how many overlaps there are
+	 * @param within how long the last holder may take to be told
+	 * @return the overlaps
+	 */
+	List<Overlap> awaitEveryOverlapTold(int expected, Duration within) {
+		await().atMost(within)
+			.untilAsserted(() -> assertThat(overlaps()).as("overlapping holders, each told")
+				.hasSize(expected)
+				.noneMatch(Overlap::silent));
+		List<Overlap> overlaps = overlaps();
+		assertThat(overlapsIgnoringLossSignals()).as("negative control: loss signals ignored")
+			.hasSize(expected)
+			.allMatch(Overlap::silent);
+		return overlaps;
 	}
 
 	private static List<Overlap> overlaps(List<Event> history) {

@@ -7,11 +7,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -49,17 +48,8 @@ class SentinelFailoverFaultIntegrationTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(15);
 
-	private static Oracle oracle;
-
-	@BeforeAll
-	static void start() {
-		oracle = new Oracle();
-	}
-
-	@AfterAll
-	static void stop() {
-		oracle.close();
-	}
+	@RegisterExtension
+	static final Oracle oracle = new Oracle();
 
 	@Test
 	void t44MasterKilledHoldersWhoseGrantDidNotReachTheReplicaAreToldAndTheOthersKeepTheirLocks() {
@@ -78,10 +68,7 @@ class SentinelFailoverFaultIntegrationTests {
 					RedisLockRegistry contender = registry(contenderConnections)) {
 				RedisServer oldMaster = group.master();
 				RedisServer replica = group.servers().get(1);
-				Map<String, LockLease> replicated = log.hold(holder, "holder", "t44-kill-replicated:" + run, KEYS);
-				await().atMost(Duration.ofSeconds(10))
-					.ignoreExceptions()
-					.until(() -> replicated.keySet().stream().allMatch((key) -> hasLock(replica, key)));
+				Map<String, LockLease> replicated = holdReplicated(log, holder, "t44-kill-replicated:" + run, replica);
 				group.replicationLink().mode(FaultProxy.Mode.BLACKHOLE);
 				Map<String, LockLease> unreplicated = log.hold(holder, "holder", "t44-kill-unreplicated:" + run, KEYS);
 				long highestTokenBefore = highestToken(replicated, unreplicated);
@@ -107,11 +94,7 @@ class SentinelFailoverFaultIntegrationTests {
 					.allMatch(LockLease::confirm);
 				assertThat(successors.values()).as("tokens granted after the failover")
 					.allMatch((lease) -> lease.fencingToken() > highestTokenBefore);
-				successors.forEach((key, lease) -> assertThat(oracle.fencedWrite(key, lease.fencingToken(), "contender")).isTrue());
-				long staleRejected = unreplicated.entrySet()
-					.stream()
-					.filter((entry) -> !oracle.fencedWrite(entry.getKey(), entry.getValue().fencingToken(), "holder"))
-					.count();
+				long staleRejected = fencedWritesAfterTheFailover(successors, unreplicated);
 				assertThat(staleRejected).as("the old holders' writes after the failover, rejected by the fence")
 					.isEqualTo(KEYS);
 
@@ -120,14 +103,7 @@ class SentinelFailoverFaultIntegrationTests {
 				unreplicated.values()
 					.forEach((lease) -> assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release));
 
-				await().atMost(Duration.ofSeconds(5))
-					.untilAsserted(() -> assertThat(log.overlaps()).as("overlapping holders, each told")
-						.hasSize(KEYS)
-						.noneMatch(HolderLog.Overlap::silent));
-				List<HolderLog.Overlap> overlaps = log.overlaps();
-				assertThat(log.overlapsIgnoringLossSignals()).as("negative control: loss signals ignored")
-					.hasSize(KEYS)
-					.allMatch(HolderLog.Overlap::silent);
+				List<HolderLog.Overlap> overlaps = log.awaitEveryOverlapTold(KEYS, Duration.ofSeconds(5));
 				long toldFirst = overlaps.stream().filter(HolderLog.Overlap::toldBeforeTheSuccessor).count();
 				FaultReport.row("T44 kill", "Sentinel group (master, replica, 3 sentinels); holders hold; replication "
 						+ "held back for half of them; master SIGKILLed",
@@ -158,10 +134,7 @@ class SentinelFailoverFaultIntegrationTests {
 					RedisLockRegistry contender = registry(contenderConnections)) {
 				RedisServer oldMaster = group.master();
 				RedisServer replica = group.servers().get(1);
-				Map<String, LockLease> held = log.hold(holder, "holder", "t44-manual:" + run, KEYS);
-				await().atMost(Duration.ofSeconds(10))
-					.ignoreExceptions()
-					.until(() -> held.keySet().stream().allMatch((key) -> hasLock(replica, key)));
+				Map<String, LockLease> held = holdReplicated(log, holder, "t44-manual:" + run, replica);
 				long highestTokenBefore = highestToken(held, Map.of());
 
 				long failoverStarted = System.nanoTime();
@@ -177,17 +150,10 @@ class SentinelFailoverFaultIntegrationTests {
 				Map<String, LockLease> successors = log.contend(contender, "contender", held.keySet(), LEASE.plusSeconds(5));
 
 				// A holder whose key a contender was granted is told at its next renewal at the latest.
-				await().atMost(LEASE)
-					.untilAsserted(() -> assertThat(log.overlaps()).as("overlapping holders, each told")
-						.hasSize(successors.size())
-						.noneMatch(HolderLog.Overlap::silent));
-				List<HolderLog.Overlap> overlaps = log.overlaps();
+				List<HolderLog.Overlap> overlaps = log.awaitEveryOverlapTold(successors.size(), LEASE);
 				List<LockLease> kept = held.values().stream().filter(LockLease::isValid).toList();
 				assertThat(kept).as("a lease its holder believes valid is held on the new master")
 					.allMatch(LockLease::confirm);
-				assertThat(log.overlapsIgnoringLossSignals()).as("negative control: loss signals ignored")
-					.hasSize(successors.size())
-					.allMatch(HolderLog.Overlap::silent);
 
 				log.release(held.entrySet()
 					.stream()
@@ -228,10 +194,7 @@ class SentinelFailoverFaultIntegrationTests {
 			try (RedisLockRegistry holder = registry(holderConnections, shortLease)) {
 				RedisServer oldMaster = group.master();
 				RedisServer replica = group.servers().get(1);
-				Map<String, LockLease> held = log.hold(holder, "holder", "t44-short:" + run, KEYS);
-				await().atMost(Duration.ofSeconds(10))
-					.ignoreExceptions()
-					.until(() -> held.keySet().stream().allMatch((key) -> hasLock(replica, key)));
+				Map<String, LockLease> held = holdReplicated(log, holder, "t44-short:" + run, replica);
 				long highestTokenBefore = highestToken(held, Map.of());
 				held.forEach((key, lease) -> assertThat(oracle.fencedWrite(key, lease.fencingToken(), "holder")).isTrue());
 
@@ -247,22 +210,11 @@ class SentinelFailoverFaultIntegrationTests {
 					long grantedMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
 					long believedValid = held.values().stream().filter(LockLease::isValid).count();
 					assertThat(successors).as("the new master lets the keys expire and grants them again").hasSize(KEYS);
-					await().atMost(Duration.ofSeconds(40))
-						.untilAsserted(() -> assertThat(log.overlaps()).as("overlapping holders, each told")
-							.hasSize(KEYS)
-							.noneMatch(HolderLog.Overlap::silent));
+					List<HolderLog.Overlap> overlaps = log.awaitEveryOverlapTold(KEYS, Duration.ofSeconds(40));
 					long demotedMillis = (System.nanoTime() - failoverStarted) / 1_000_000;
-					List<HolderLog.Overlap> overlaps = log.overlaps();
-					assertThat(log.overlapsIgnoringLossSignals()).as("negative control: loss signals ignored")
-						.hasSize(KEYS)
-						.allMatch(HolderLog.Overlap::silent);
 					assertThat(successors.values()).as("tokens granted after the failover")
 						.allMatch((lease) -> lease.fencingToken() > highestTokenBefore);
-					successors.forEach((key, lease) -> assertThat(oracle.fencedWrite(key, lease.fencingToken(), "contender")).isTrue());
-					long staleRejected = held.entrySet()
-						.stream()
-						.filter((entry) -> !oracle.fencedWrite(entry.getKey(), entry.getValue().fencingToken(), "holder"))
-						.count();
+					long staleRejected = fencedWritesAfterTheFailover(successors, held);
 					assertThat(staleRejected).as("the old holders' writes, rejected by the fence").isEqualTo(KEYS);
 					log.release(successors, "contender");
 					held.values().forEach((lease) -> assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release));
@@ -284,6 +236,31 @@ class SentinelFailoverFaultIntegrationTests {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Hold {@link #KEYS} keys of the given prefix with the holder, and wait until the replica has
+	 * every grant.
+	 */
+	private static Map<String, LockLease> holdReplicated(HolderLog log, RedisLockRegistry holder, String prefix,
+			RedisServer replica) {
+		Map<String, LockLease> held = log.hold(holder, "holder", prefix, KEYS);
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreExceptions()
+			.until(() -> held.keySet().stream().allMatch((key) -> hasLock(replica, key)));
+		return held;
+	}
+
+	/**
+	 * Write each key's fenced resource with its successor's token, which must pass, then with the
+	 * old holder's: return how many of those writes the fence rejected.
+	 */
+	private static long fencedWritesAfterTheFailover(Map<String, LockLease> successors, Map<String, LockLease> old) {
+		successors.forEach((key, lease) -> assertThat(oracle.fencedWrite(key, lease.fencingToken(), "contender")).isTrue());
+		return old.entrySet()
+			.stream()
+			.filter((entry) -> !oracle.fencedWrite(entry.getKey(), entry.getValue().fencingToken(), "holder"))
+			.count();
 	}
 
 	private static RedisLockRegistry registry(LettuceConnectionFactory connections) {

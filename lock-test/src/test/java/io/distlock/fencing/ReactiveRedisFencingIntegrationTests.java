@@ -2,7 +2,6 @@ package io.distlock.fencing;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,16 +12,14 @@ import reactor.test.StepVerifier;
 
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
-import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.core.StaleFencingTokenException;
+import io.distlock.fencing.StaleHolders.Holds;
 import io.distlock.reactive.ReactiveLocks;
-import io.distlock.redis.RedisLockRegistry;
 import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Fenced Redis reads and writes for reactive holds, on a real Redis: the token comes from the
@@ -41,9 +38,7 @@ class ReactiveRedisFencingIntegrationTests {
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
 
-	private RedisLockRegistry first;
-
-	private RedisLockRegistry second;
+	private StaleHolders holders;
 
 	private ReactiveStringRedisTemplate template;
 
@@ -53,17 +48,16 @@ class ReactiveRedisFencingIntegrationTests {
 
 	@BeforeEach
 	void start() {
-		this.first = this.registries.redis();
-		this.second = this.registries.redis();
+		this.holders = new StaleHolders(this.registries, "stock");
 		this.template = new ReactiveStringRedisTemplate(redis.server().connectionFactory());
 		this.fencing = new ReactiveRedisFencing(this.template);
-		this.key = "stock:" + UUID.randomUUID();
+		this.key = this.holders.key();
 		redis.server().template().opsForValue().set(this.key, "10");
 	}
 
 	@Test
 	void aReactiveHoldReadsAndWritesWithTheTokenOfItsContext() {
-		Mono<String> reserve = ReactiveLocks.withLock(this.second,
+		Mono<String> reserve = ReactiveLocks.withLock(this.holders.second(),
 				LockRequest.of(this.key).waitTime(Duration.ofSeconds(2)),
 				(lease) -> this.fencing.get(this.key)
 					.map((stock) -> Long.toString(Long.parseLong(stock) - 1))
@@ -77,37 +71,29 @@ class ReactiveRedisFencingIntegrationTests {
 
 	@Test
 	void aStaleHoldersWriteIsRefusedOnceANewerHolderReadTheKey() {
-		LockLease[] holders = staleHolderAndNewHolder();
-		StepVerifier.create(this.fencing.get(this.key, holders[1])).expectNext("10").verifyComplete();
-		StepVerifier.create(this.fencing.set(this.key, "9", holders[0]))
+		Holds stale = this.holders.staleAndNewer();
+		StepVerifier.create(this.fencing.get(this.key, stale.newer())).expectNext("10").verifyComplete();
+		StepVerifier.create(this.fencing.set(this.key, "9", stale.older()))
 			.expectError(StaleFencingTokenException.class)
 			.verify(VERIFY);
-		StepVerifier.create(this.fencing.putAll(this.key + ":hash", Map.of("count", "1"), holders[0]))
+		StepVerifier.create(this.fencing.putAll(this.key + ":hash", Map.of("count", "1"), stale.older()))
 			.verifyComplete();
-		StepVerifier.create(this.fencing.putAll(this.key + ":hash", Map.of("count", "2"), holders[1]))
+		StepVerifier.create(this.fencing.putAll(this.key + ":hash", Map.of("count", "2"), stale.newer()))
 			.verifyComplete();
-		StepVerifier.create(this.fencing.putAll(this.key + ":hash", Map.of("count", "3"), holders[0]))
+		StepVerifier.create(this.fencing.putAll(this.key + ":hash", Map.of("count", "3"), stale.older()))
 			.expectError(StaleFencingTokenException.class)
 			.verify(VERIFY);
-		StepVerifier.create(this.fencing.set(this.key, "8", holders[1])).verifyComplete();
+		StepVerifier.create(this.fencing.set(this.key, "8", stale.newer())).verifyComplete();
 		assertThat(redis.server().template().opsForValue().get(this.key)).isEqualTo("8");
 		assertThat(redis.server().template().opsForHash().get(this.key + ":hash", "count")).isEqualTo("2");
 	}
 
 	@Test
 	void negativeControlThePlainReactiveTemplateLetsTheStaleWriteLand() {
-		staleHolderAndNewHolder();
+		this.holders.staleAndNewer();
 		StepVerifier.create(this.template.opsForValue().set(this.key, "8")).expectNext(true).verifyComplete();
 		StepVerifier.create(this.template.opsForValue().set(this.key, "9")).expectNext(true).verifyComplete();
 		assertThat(redis.server().template().opsForValue().get(this.key)).isEqualTo("9");
-	}
-
-	private LockLease[] staleHolderAndNewHolder() {
-		LockLease older = this.first.acquire(
-				LockRequest.of(this.key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofMillis(300)));
-		await().atMost(Duration.ofSeconds(10)).until(() -> !older.isValid());
-		LockLease newer = this.second.acquire(this.key, Duration.ofSeconds(5));
-		return new LockLease[] { older, newer };
 	}
 
 }

@@ -3,7 +3,6 @@ package io.distlock.fencing;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,17 +12,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
 import io.distlock.core.StaleFencingTokenException;
-import io.distlock.redis.RedisLockRegistry;
+import io.distlock.fencing.StaleHolders.Holds;
 import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Fenced writes of Redis data on a real Redis: a holder whose fixed lease ran out while it was
@@ -40,9 +37,7 @@ class RedisFencingIntegrationTests {
 	@RegisterExtension
 	final LockRegistries registries = LockRegistries.on(redis);
 
-	private RedisLockRegistry first;
-
-	private RedisLockRegistry second;
+	private StaleHolders holders;
 
 	private StringRedisTemplate template;
 
@@ -52,46 +47,45 @@ class RedisFencingIntegrationTests {
 
 	@BeforeEach
 	void start() {
-		this.first = this.registries.redis();
-		this.second = this.registries.redis();
+		this.holders = new StaleHolders(this.registries, "cart");
 		this.template = redis.server().template();
 		this.fencing = new RedisFencing(this.template);
-		this.key = "cart:" + UUID.randomUUID();
+		this.key = this.holders.key();
 	}
 
 	@Test
 	void aStaleHoldersValueAndHashWritesAreRefused() {
-		LockLease[] holders = staleHolderAndNewHolder();
-		this.fencing.set(this.key, "newer", holders[1]);
+		Holds stale = this.holders.staleAndNewer();
+		this.fencing.set(this.key, "newer", stale.newer());
 		assertThatExceptionOfType(StaleFencingTokenException.class)
-			.isThrownBy(() -> this.fencing.set(this.key, "stale", holders[0]))
-			.satisfies((ex) -> assertThat(ex.getCurrentToken()).isEqualTo(holders[1].fencingToken()));
+			.isThrownBy(() -> this.fencing.set(this.key, "stale", stale.older()))
+			.satisfies((ex) -> assertThat(ex.getCurrentToken()).isEqualTo(stale.newer().fencingToken()));
 		assertThat(this.template.opsForValue().get(this.key)).isEqualTo("newer");
 		String hash = this.key + ":hash";
-		this.fencing.putAll(hash, Map.of("count", "1"), holders[1]);
+		this.fencing.putAll(hash, Map.of("count", "1"), stale.newer());
 		assertThatExceptionOfType(StaleFencingTokenException.class)
-			.isThrownBy(() -> this.fencing.putAll(hash, Map.of("count", "999"), holders[0]));
+			.isThrownBy(() -> this.fencing.putAll(hash, Map.of("count", "999"), stale.older()));
 		assertThat(this.template.opsForHash().get(hash, "count")).isEqualTo("1");
 	}
 
 	@Test
 	void aReadUnderANewerLockShutsOutTheOlderHoldersWrite() {
 		this.template.opsForValue().set(this.key, "10");
-		LockLease[] holders = staleHolderAndNewHolder();
+		Holds stale = this.holders.staleAndNewer();
 		// The stale holder read before its lease ran out; the newer one reads now.
-		assertThat(this.fencing.get(this.key, holders[1])).isEqualTo("10");
+		assertThat(this.fencing.get(this.key, stale.newer())).isEqualTo("10");
 		assertThatExceptionOfType(StaleFencingTokenException.class)
-			.isThrownBy(() -> this.fencing.set(this.key, "9", holders[0]));
+			.isThrownBy(() -> this.fencing.set(this.key, "9", stale.older()));
 		assertThatExceptionOfType(StaleFencingTokenException.class)
-			.isThrownBy(() -> this.fencing.get(this.key, holders[0]));
-		this.fencing.set(this.key, "8", holders[1]);
-		assertThat(this.fencing.get(this.key + ":none", holders[1])).isNull();
+			.isThrownBy(() -> this.fencing.get(this.key, stale.older()));
+		this.fencing.set(this.key, "8", stale.newer());
+		assertThat(this.fencing.get(this.key + ":none", stale.newer())).isNull();
 		assertThat(this.template.opsForValue().get(this.key)).isEqualTo("8");
 	}
 
 	@Test
 	void negativeControlThePlainTemplateLetsTheStaleWriteLand() {
-		staleHolderAndNewHolder();
+		this.holders.staleAndNewer();
 		this.template.opsForValue().set(this.key, "newer");
 		this.template.opsForValue().set(this.key, "stale");
 		assertThat(this.template.opsForValue().get(this.key)).isEqualTo("stale");
@@ -99,7 +93,7 @@ class RedisFencingIntegrationTests {
 
 	@Test
 	void writesOfTheLockTheThreadHoldsPassAgainAndAgain() {
-		this.second.executeLocked(LockRequest.of(this.key).waitTime(Duration.ofSeconds(2)), () -> {
+		this.holders.second().executeLocked(LockRequest.of(this.key).waitTime(Duration.ofSeconds(2)), () -> {
 			this.fencing.set(this.key, "one");
 			this.fencing.set(this.key, "two");
 			return null;
@@ -121,14 +115,6 @@ class RedisFencingIntegrationTests {
 
 	private static int slot(String key) {
 		return ClusterSlotHashUtil.calculateSlot(key.getBytes(StandardCharsets.UTF_8));
-	}
-
-	private LockLease[] staleHolderAndNewHolder() {
-		LockLease older = this.first.acquire(
-				LockRequest.of(this.key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofMillis(300)));
-		await().atMost(Duration.ofSeconds(10)).until(() -> !older.isValid());
-		LockLease newer = this.second.acquire(this.key, Duration.ofSeconds(5));
-		return new LockLease[] { older, newer };
 	}
 
 }

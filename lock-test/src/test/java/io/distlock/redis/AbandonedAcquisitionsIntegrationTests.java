@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,6 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.distlock.core.DistLock;
 import io.distlock.core.LockLease;
 import io.distlock.core.LockRequest;
+import io.distlock.detector.CancellationStorm;
+import io.distlock.detector.CancellationStorm.Competitor;
 import io.distlock.test.redis.RedisServerExtension;
 import io.distlock.test.registry.LockRegistries;
 
@@ -109,7 +110,7 @@ class AbandonedAcquisitionsIntegrationTests {
 		assertThat(failures).isEmpty();
 		assertThat(granted.get()).as("grants during the storm").isPositive();
 		assertThat(interrupted.get()).as("acquisitions cut short by an interrupt").isPositive();
-		assertNothingLeftAndNothingRenewed(registry, key);
+		CancellationStorm.assertNothingLeftAndNothingRenewed(redis.server(), registry, key, LEASE_TIME);
 	}
 
 	@Test
@@ -119,20 +120,11 @@ class AbandonedAcquisitionsIntegrationTests {
 		int completedInAll = 0;
 		for (boolean fair : new boolean[] { false, true }) {
 			String key = this.registries.randomKey();
-			// Another process takes the lock now and then, so that some acquisitions wait.
-			AtomicBoolean stop = new AtomicBoolean();
-			Future<?> competing = this.registries.executor().submit(() -> {
-				while (!stop.get()) {
-					try (LockLease lease = competitor.acquire(LockRequest.of(key).fair(fair)
-						.waitTime(Duration.ofSeconds(5)))) {
-						LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-					}
-					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(3));
-				}
-				return null;
-			});
 			int cancelled = 0;
 			int completed = 0;
+			// Another process takes the lock now and then, so that some acquisitions wait.
+			Competitor competing = CancellationStorm.compete(this.registries.executor(), competitor,
+					LockRequest.of(key).fair(fair).waitTime(Duration.ofSeconds(5)));
 			for (int i = 0; i < 300; i++) {
 				CompletableFuture<LockLease> acquisition = registry
 					.acquireAsync(LockRequest.of(key).fair(fair).waitTime(Duration.ofSeconds(5)))
@@ -146,13 +138,12 @@ class AbandonedAcquisitionsIntegrationTests {
 					acquisition.join().release();
 				}
 			}
-			stop.set(true);
-			competing.get(10, TimeUnit.SECONDS);
+			competing.stop();
 			System.out.println("fair=" + fair + ": " + cancelled + " cancelled, " + completed + " granted first");
 			assertThat(cancelled).as("fair=" + fair + ": acquisitions cancelled on their way").isPositive();
 			completedInAll += completed;
 			assertThat(competitor.localKeyCount()).isZero();
-			assertNothingLeftAndNothingRenewed(registry, key);
+			CancellationStorm.assertNothingLeftAndNothingRenewed(redis.server(), registry, key, LEASE_TIME);
 			await().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(redis.server().template().hasKey(lockKey(key) + ":queue"))
 					.as("fair=" + fair + ": no place left in the queue").isFalse());
@@ -165,18 +156,10 @@ class AbandonedAcquisitionsIntegrationTests {
 		RedisLockRegistry registry = register();
 		RedisLockRegistry competitor = register();
 		String key = this.registries.randomKey();
-		AtomicBoolean stop = new AtomicBoolean();
-		Future<?> competing = this.registries.executor().submit(() -> {
-			while (!stop.get()) {
-				try (LockLease lease = competitor.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(5)))) {
-					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-				}
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(3));
-			}
-			return null;
-		});
 		AtomicInteger tasksStarted = new AtomicInteger();
 		int cancelled = 0;
+		Competitor competing = CancellationStorm.compete(this.registries.executor(), competitor,
+				LockRequest.of(key).waitTime(Duration.ofSeconds(5)));
 		for (int i = 0; i < 300; i++) {
 			CompletableFuture<Integer> run = registry
 				.executeLockedAsync(LockRequest.of(key).waitTime(Duration.ofSeconds(5)), (lease) -> {
@@ -190,25 +173,10 @@ class AbandonedAcquisitionsIntegrationTests {
 				cancelled++;
 			}
 		}
-		stop.set(true);
-		competing.get(10, TimeUnit.SECONDS);
+		competing.stop();
 		assertThat(tasksStarted.get()).as("tasks whose lock was granted").isPositive();
 		assertThat(cancelled).as("runs cancelled on their way").isPositive();
-		assertNothingLeftAndNothingRenewed(registry, key);
-	}
-
-	private void assertNothingLeftAndNothingRenewed(RedisLockRegistry registry, String key) throws Exception {
-		// A grant that arrived after its caller gave up is released without waiting for anybody.
-		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-			assertThat(registry.localKeyCount()).isZero();
-			assertThat(registry.heldLocks()).isEmpty();
-			assertThat(redis.server().template().hasKey(lockKey(key))).isFalse();
-		});
-		long scripts = redis.server().scriptCalls();
-		// More than a lease: a watched grant would have been renewed several times by now.
-		Thread.sleep(LEASE_TIME.toMillis() * 3 / 2);
-		assertThat(redis.server().scriptCalls()).as("scripts sent once everyone stopped").isEqualTo(scripts);
-		assertThat(redis.server().template().hasKey(lockKey(key))).isFalse();
+		CancellationStorm.assertNothingLeftAndNothingRenewed(redis.server(), registry, key, LEASE_TIME);
 	}
 
 	private RedisLockRegistry register() {

@@ -108,14 +108,10 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 
 	@Test
 	void anExtensionWhileAnotherOwnerHoldsAQuorumIsRefusedAndLeavesItsKeysAsTheyWere() {
-		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
 		String key = this.registries.randomKey();
-		LockLease lease = registry
-			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(10)));
 		AtomicInteger lost = new AtomicInteger();
-		lease.onLost((ex) -> lost.incrementAndGet());
+		LockLease lease = fixedLeaseOnEveryNode(key, Duration.ofSeconds(10), lost);
 		// Another owner took nodes 0 and 1 (the grant there had expired, say), with a TTL of its own.
-		awaitOnEveryNode(key);
 		for (int i = 0; i < 2; i++) {
 			node(i).opsForValue().set(lockKey(key), OTHER, Duration.ofSeconds(30));
 		}
@@ -135,14 +131,10 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 
 	@Test
 	void confirmCountsAQuorumOfNodesNotEveryNode() {
-		RedlockRegistry registry = registry(Duration.ofSeconds(2), LockListener.NONE);
 		String key = this.registries.randomKey();
-		// A fixed lease: no renewal re-creates what is deleted below.
-		LockLease lease = registry
-			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(30)));
 		AtomicInteger lost = new AtomicInteger();
-		lease.onLost((ex) -> lost.incrementAndGet());
-		awaitOnEveryNode(key);
+		// A fixed lease: no renewal re-creates what is deleted below.
+		LockLease lease = fixedLeaseOnEveryNode(key, Duration.ofSeconds(30), lost);
 		node(0).delete(lockKey(key));
 		assertThat(lease.confirm()).as("two of three nodes still hold it").isTrue();
 		assertThat(lease.isValid()).isTrue();
@@ -152,6 +144,18 @@ class RedlockKeysOfOtherOwnersIntegrationTests {
 		assertThat(lease.isValid()).isFalse();
 		assertThat(lost).hasValue(1);
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lease::release);
+	}
+
+	/**
+	 * Acquire the key with a fixed lease whose losses the counter counts, and wait until every
+	 * node has the grant.
+	 */
+	private LockLease fixedLeaseOnEveryNode(String key, Duration leaseTime, AtomicInteger lost) {
+		LockLease lease = registry(Duration.ofSeconds(2), LockListener.NONE)
+			.acquire(LockRequest.of(key).waitTime(Duration.ofSeconds(2)).leaseTime(leaseTime));
+		lease.onLost((ex) -> lost.incrementAndGet());
+		awaitOnEveryNode(key);
+		return lease;
 	}
 
 	private RedlockRegistry registry(Duration leaseTime, LockListener listener) {

@@ -69,17 +69,12 @@ class RedlockRestartDelayIntegrationTests {
 	@Test
 	void aNodeThatRestartedCountsTowardsNoQuorumWhileTheFirstHolderStillHolds() {
 		awaitNodesOlderThanTheDelay();
-		String key = "stock";
-		RedisServer restarted = redlock.node(1);
-		restarted.template().opsForValue().set("before-snapshot", "1");
-		restarted.command("SAVE");
-		LockLease first = holdOnNodesZeroAndOne(registry(RESTART_DELAY), key);
-		restartFromSnapshot(restarted, key);
-		Optional<LockLease> overlap = registry(RESTART_DELAY).tryAcquire(key, Duration.ZERO);
-		assertThat(first.isValid()).isTrue();
-		assertThat(overlap).as("a quorum of node 1 (restarted) and node 2 while the first holder holds").isEmpty();
+		Restart restart = restartNodeOneWhileTheFirstHolderHolds(RESTART_DELAY, "stock");
+		assertThat(restart.first().isValid()).isTrue();
+		assertThat(restart.second()).as("a quorum of node 1 (restarted) and node 2 while the first holder holds")
+			.isEmpty();
 		// Node 1 answered and refused for the delay: not merely out of reach while reconnecting.
-		assertSittingOut(restarted, key);
+		assertSittingOut(redlock.node(1), "stock");
 	}
 
 	/**
@@ -88,16 +83,10 @@ class RedlockRestartDelayIntegrationTests {
 	 */
 	@Test
 	void withoutARestartDelayTheSameRestartLetsASecondHolderIn() {
-		String key = "stock";
-		RedisServer restarted = redlock.node(1);
-		restarted.template().opsForValue().set("before-snapshot", "1");
-		restarted.command("SAVE");
-		LockLease first = holdOnNodesZeroAndOne(registry(null), key);
-		restartFromSnapshot(restarted, key);
-		Optional<LockLease> overlap = registry(null).tryAcquire(key, Duration.ZERO);
-		assertThat(overlap).isPresent();
-		assertThat(first.isValid()).isTrue();
-		overlap.get().release();
+		Restart restart = restartNodeOneWhileTheFirstHolderHolds(null, "stock");
+		assertThat(restart.second()).isPresent();
+		assertThat(restart.first().isValid()).isTrue();
+		restart.second().get().release();
 	}
 
 	@Test
@@ -147,6 +136,20 @@ class RedlockRestartDelayIntegrationTests {
 				.build())
 			.withMessage("restartDelay 'PT10S' must be at least the leaseTime 'PT30S': a node that lost a lock could "
 					+ "vote again while it is held");
+	}
+
+	/**
+	 * The scenario of the restart tests: a registry with the given restart delay holds the key
+	 * through nodes 0 and 1, node 1 restarts from a snapshot taken before the grant, and a second
+	 * registry with the same delay asks for the key at once.
+	 */
+	private Restart restartNodeOneWhileTheFirstHolderHolds(Duration restartDelay, String key) {
+		RedisServer restarted = redlock.node(1);
+		restarted.template().opsForValue().set("before-snapshot", "1");
+		restarted.command("SAVE");
+		LockLease first = holdOnNodesZeroAndOne(registry(restartDelay), key);
+		restartFromSnapshot(restarted, key);
+		return new Restart(first, registry(restartDelay).tryAcquire(key, Duration.ZERO));
 	}
 
 	/**
@@ -211,6 +214,14 @@ class RedlockRestartDelayIntegrationTests {
 			.perNodeTimeout(Duration.ofMillis(200))
 			.restartDelay(restartDelay)
 			.build());
+	}
+
+	/**
+	 * The first holder's lease, and what the second registry got after the restart.
+	 * @param first the lease held through nodes 0 and 1
+	 * @param second the lease of the second registry, if it formed a quorum
+	 */
+	private record Restart(LockLease first, Optional<LockLease> second) {
 	}
 
 }

@@ -5,22 +5,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import com.example.inventory.InventoryService.Reservation;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import io.distlock.core.LockLease;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LockRegistry;
 import io.distlock.core.StaleFencingTokenException;
 import io.distlock.fencing.RedisFencing;
+import io.distlock.test.boot.EmbeddedRedis;
 import io.distlock.test.redis.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,10 +32,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * writes the same value without the fence and it lands over the newer reservation.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE)
+@EmbeddedRedis
 @Timeout(60)
 class QuickStartFencingIntegrationTests {
 
-	private static RedisServer redis;
+	@Autowired
+	private RedisServer redis;
 
 	@Autowired
 	private InventoryService inventory;
@@ -49,34 +48,18 @@ class QuickStartFencingIntegrationTests {
 	@Autowired
 	private LockRegistry registry;
 
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServer.start();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
-
-	@DynamicPropertySource
-	static void redisProperties(DynamicPropertyRegistry properties) {
-		properties.add("spring.data.redis.host", () -> redis.host());
-		properties.add("spring.data.redis.port", () -> redis.port());
-	}
-
 	@Test
 	void aStaleHoldersFencedWriteIsRefusedAndTheNewerReservationStands() throws Exception {
 		String written = staleHolderWritesAfterANewerReservation(42, true);
 		assertThat(written).as("the stale holder's write").isEqualTo("refused");
-		assertThat(redis.template().opsForValue().get("stock:42")).as("10 less the newer holder's 2").isEqualTo("8");
+		assertThat(this.redis.template().opsForValue().get("stock:42")).as("10 less the newer holder's 2").isEqualTo("8");
 	}
 
 	@Test
 	void negativeControlWithoutTheFenceTheStaleWriteOverwritesTheNewerReservation() throws Exception {
 		String written = staleHolderWritesAfterANewerReservation(43, false);
 		assertThat(written).as("the stale holder's write").isEqualTo("written");
-		assertThat(redis.template().opsForValue().get("stock:43")).as("the stale holder's 10 - 1").isEqualTo("9");
+		assertThat(this.redis.template().opsForValue().get("stock:43")).as("the stale holder's 10 - 1").isEqualTo("9");
 	}
 
 	/**
@@ -94,7 +77,7 @@ class QuickStartFencingIntegrationTests {
 
 			// The lock is lost: its key vanishes from Redis, and the holder, as its watchdog would
 			// at the next renewal, finds out (so that the next caller of this instance may go in).
-			assertThat(redis.template().delete("distlock:{" + key + "}")).isTrue();
+			assertThat(this.redis.template().delete("distlock:{" + key + "}")).isTrue();
 			assertThat(stale.confirm()).isFalse();
 
 			Reservation newer = CompletableFuture.supplyAsync(() -> this.inventory.reserve(productId, 2))
@@ -104,7 +87,7 @@ class QuickStartFencingIntegrationTests {
 
 			// The stale holder goes on with what it read.
 			if (!fenced) {
-				redis.template().opsForValue().set(key, Long.toString(stock - 1));
+				this.redis.template().opsForValue().set(key, Long.toString(stock - 1));
 				return "written";
 			}
 			assertThatExceptionOfType(StaleFencingTokenException.class)

@@ -41,17 +41,14 @@ class DocumentationPagesTests {
 	@Test
 	void everyRelativeLinkLeadsToAFile() {
 		List<String> broken = new ArrayList<>();
-		for (Path page : Documentation.allPages()) {
-			Matcher link = LINK.matcher(Documentation.read(page));
-			while (link.find()) {
-				String target = link.group(1);
-				if (target.startsWith("http") || target.startsWith("#") || target.startsWith("mailto:")) {
-					continue;
-				}
-				String file = target.contains("#") ? target.substring(0, target.indexOf('#')) : target;
-				if (!Files.exists(page.getParent().resolve(file))) {
-					broken.add(Documentation.name(page) + " -> " + target);
-				}
+		for (Link link : links()) {
+			String target = link.target();
+			if (target.startsWith("http") || target.startsWith("#") || target.startsWith("mailto:")) {
+				continue;
+			}
+			String file = target.contains("#") ? target.substring(0, target.indexOf('#')) : target;
+			if (!Files.exists(link.page().getParent().resolve(file))) {
+				broken.add(link.toString());
 			}
 		}
 		assertThat(broken).as("links to files that do not exist").isEmpty();
@@ -60,22 +57,19 @@ class DocumentationPagesTests {
 	@Test
 	void everyAnchorLeadsToAHeading() {
 		List<String> broken = new ArrayList<>();
-		for (Path page : Documentation.allPages()) {
-			Matcher link = LINK.matcher(Documentation.read(page));
-			while (link.find()) {
-				String target = link.group(1);
-				int hash = target.indexOf('#');
-				if (target.startsWith("http") || hash < 0) {
-					continue;
-				}
-				String file = target.substring(0, hash);
-				Path linked = file.isEmpty() ? page : page.getParent().resolve(file);
-				if (!Files.isRegularFile(linked) || !linked.toString().endsWith(".md")) {
-					continue;
-				}
-				if (!Anchors.of(Documentation.read(linked)).contains(target.substring(hash + 1))) {
-					broken.add(Documentation.name(page) + " -> " + target);
-				}
+		for (Link link : links()) {
+			String target = link.target();
+			int hash = target.indexOf('#');
+			if (target.startsWith("http") || hash < 0) {
+				continue;
+			}
+			String file = target.substring(0, hash);
+			Path linked = file.isEmpty() ? link.page() : link.page().getParent().resolve(file);
+			if (!Files.isRegularFile(linked) || !linked.toString().endsWith(".md")) {
+				continue;
+			}
+			if (!Anchors.of(Documentation.read(linked)).contains(target.substring(hash + 1))) {
+				broken.add(link.toString());
 			}
 		}
 		assertThat(broken).as("links to headings that do not exist").isEmpty();
@@ -96,6 +90,32 @@ class DocumentationPagesTests {
 				""";
 		assertThat(Anchors.of(page)).containsExactly("distlock", "distributedlock-reference",
 				"reactive-mono-flux-and-publisher", "a-linked-heading", "reactive-mono-flux-and-publisher-1");
+	}
+
+	/** Every link of the README and the pages under {@code docs/}, in the order they stand. */
+	private static List<Link> links() {
+		List<Link> links = new ArrayList<>();
+		for (Path page : Documentation.allPages()) {
+			Matcher link = LINK.matcher(Documentation.read(page));
+			while (link.find()) {
+				links.add(new Link(page, link.group(1)));
+			}
+		}
+		return links;
+	}
+
+	/**
+	 * A link of a page.
+	 * @param page the page that links
+	 * @param target what it links to, as written
+	 */
+	private record Link(Path page, String target) {
+
+		@Override
+		public String toString() {
+			return Documentation.name(this.page) + " -> " + this.target;
+		}
+
 	}
 
 }

@@ -1,9 +1,8 @@
 package io.distlock.sample.inventory;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -26,21 +25,8 @@ class FlashSaleIntegrationTests {
 
 	private static final int STOCK = 50;
 
-	private static ConfigurableApplicationContext first;
-
-	private static ConfigurableApplicationContext second;
-
-	@BeforeAll
-	static void startTwoInstances() {
-		first = InventoryServers.start(false, "inventory.think-time=1ms");
-		second = InventoryServers.start(false, "inventory.think-time=1ms");
-	}
-
-	@AfterAll
-	static void stopInstances() {
-		second.close();
-		first.close();
-	}
+	@RegisterExtension
+	static final InventoryInstances instances = new InventoryInstances("inventory.think-time=1ms");
 
 	@ParameterizedTest
 	@EnumSource(names = { "LOCK", "GUARD", "OPTIMISTIC", "FENCED" })
@@ -96,7 +82,7 @@ class FlashSaleIntegrationTests {
 	}
 
 	private TwoInstanceSale.Result sell(Strategy strategy) throws Exception {
-		return new TwoInstanceSale(first, second).sell(strategy, STOCK, BUYERS, 64);
+		return instances.sale().sell(strategy, STOCK, BUYERS, 64);
 	}
 
 }

@@ -1,11 +1,8 @@
 package io.distlock.sample.inventory;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import org.springframework.context.ConfigurableApplicationContext;
 
 import io.distlock.core.LockRegistry;
 import io.distlock.jdbc.PostgresLockRegistry;
@@ -26,27 +23,14 @@ class JdbcStoreFlashSaleIntegrationTests {
 
 	private static final int STOCK = 50;
 
-	private static ConfigurableApplicationContext first;
-
-	private static ConfigurableApplicationContext second;
-
-	@BeforeAll
-	static void startTwoInstances() {
-		first = InventoryServers.start(false, "inventory.think-time=1ms", "distlock.store=jdbc");
-		second = InventoryServers.start(false, "inventory.think-time=1ms", "distlock.store=jdbc");
-	}
-
-	@AfterAll
-	static void stopInstances() {
-		second.close();
-		first.close();
-	}
+	@RegisterExtension
+	static final InventoryInstances instances = new InventoryInstances("inventory.think-time=1ms", "distlock.store=jdbc");
 
 	@ParameterizedTest
 	@EnumSource(names = { "LOCK", "FENCED" })
 	void neverOversellsAcrossTwoInstancesOnThePostgresStore(Strategy strategy) throws Exception {
-		assertThat(first.getBean(LockRegistry.class)).isInstanceOf(PostgresLockRegistry.class);
-		TwoInstanceSale.Result sale = new TwoInstanceSale(first, second).sell(strategy, STOCK, BUYERS, 64);
+		assertThat(instances.first().getBean(LockRegistry.class)).isInstanceOf(PostgresLockRegistry.class);
+		TwoInstanceSale.Result sale = instances.sale().sell(strategy, STOCK, BUYERS, 64);
 		assertThat(sale.sold()).as("units sold").isEqualTo(STOCK);
 		assertThat(sale.orders()).as("orders").isEqualTo(STOCK);
 		assertThat(sale.finalStock()).as("final stock").isZero();

@@ -2,13 +2,10 @@ package io.distlock.sample.inventory;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.context.ConfigurableApplicationContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.distlock.sample.inventory.reservation.Strategy;
 import io.distlock.test.report.FaultReport;
@@ -29,21 +26,8 @@ class OversellFaultIntegrationTests {
 
 	private static final int ORDERS = 300;
 
-	private static ConfigurableApplicationContext first;
-
-	private static ConfigurableApplicationContext second;
-
-	@BeforeAll
-	static void startTwoInstances() {
-		first = InventoryServers.start(false, "inventory.think-time=2ms");
-		second = InventoryServers.start(false, "inventory.think-time=2ms");
-	}
-
-	@AfterAll
-	static void stop() {
-		second.close();
-		first.close();
-	}
+	@RegisterExtension
+	static final InventoryInstances instances = new InventoryInstances("inventory.think-time=2ms");
 
 	@Test
 	void theGuardedLockNeverOversellsWhileLocksAreLost() throws Exception {
@@ -90,7 +74,7 @@ class OversellFaultIntegrationTests {
 
 	private Sale sellUnderFaults(Strategy strategy) throws Exception {
 		AtomicInteger expiries = new AtomicInteger();
-		TwoInstanceSale.Result result = new TwoInstanceSale(first, second).sell(strategy, STOCK, ORDERS, 16,
+		TwoInstanceSale.Result result = instances.sale().sell(strategy, STOCK, ORDERS, 16,
 				(lockKey) -> {
 					// The holder's key vanishes under it: its lock is lost, and another buyer gets in.
 					if ("1".equals(InventoryServers.redis().command("PEXPIRE", lockKey, "1").substring(1))) {

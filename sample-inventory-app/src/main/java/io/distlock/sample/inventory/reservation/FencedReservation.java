@@ -23,27 +23,14 @@ import io.distlock.sample.inventory.product.ProductRepository;
  * waits for a holder that fenced first.
  */
 @Component
-public class FencedReservation implements ReservationStrategy {
-
-	private final ProductRepository products;
-
-	private final OrderRepository orders;
+public class FencedReservation extends StockReservation {
 
 	private final JdbcFencing fencing;
 
-	private final ThinkTime thinkTime;
-
 	public FencedReservation(ProductRepository products, OrderRepository orders, JdbcFencing fencing,
 			ThinkTime thinkTime) {
-		this.products = products;
-		this.orders = orders;
+		super(Strategy.FENCED, products, orders, thinkTime);
 		this.fencing = fencing;
-		this.thinkTime = thinkTime;
-	}
-
-	@Override
-	public Strategy strategy() {
-		return Strategy.FENCED;
 	}
 
 	// tag::reserve[]

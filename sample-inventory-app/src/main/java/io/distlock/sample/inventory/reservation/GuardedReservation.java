@@ -10,23 +10,10 @@ import io.distlock.sample.inventory.product.ProductRepository;
  * The database guard alone: one conditional update decides, atomically, whether stock is left.
  */
 @Component
-public class GuardedReservation implements ReservationStrategy {
-
-	private final ProductRepository products;
-
-	private final OrderRepository orders;
-
-	private final ThinkTime thinkTime;
+public class GuardedReservation extends StockReservation {
 
 	public GuardedReservation(ProductRepository products, OrderRepository orders, ThinkTime thinkTime) {
-		this.products = products;
-		this.orders = orders;
-		this.thinkTime = thinkTime;
-	}
-
-	@Override
-	public Strategy strategy() {
-		return Strategy.GUARD;
+		super(Strategy.GUARD, products, orders, thinkTime);
 	}
 
 	@Override

@@ -13,35 +13,16 @@ import io.distlock.sample.inventory.product.ProductRepository;
  * early (a pause, a clock jump, a failover). Kept to show why the other defences stay.
  */
 @Component
-public class LockOnlyReservation implements ReservationStrategy {
-
-	private final ProductRepository products;
-
-	private final OrderRepository orders;
-
-	private final ThinkTime thinkTime;
+public class LockOnlyReservation extends StockReservation {
 
 	public LockOnlyReservation(ProductRepository products, OrderRepository orders, ThinkTime thinkTime) {
-		this.products = products;
-		this.orders = orders;
-		this.thinkTime = thinkTime;
-	}
-
-	@Override
-	public Strategy strategy() {
-		return Strategy.LOCK_ONLY;
+		super(Strategy.LOCK_ONLY, products, orders, thinkTime);
 	}
 
 	@Override
 	@DistributedLock(key = "'stock:' + #productId")
 	public Reservation reserve(long productId, int quantity) {
-		int stock = this.products.stock(productId);
-		if (stock < quantity) {
-			return Reservation.rejected("out of stock");
-		}
-		this.thinkTime.pause();
-		this.products.writeStock(productId, stock - quantity);
-		return Reservation.accepted(this.orders.insert(productId, quantity, strategy().name()));
+		return readCheckWrite(productId, quantity);
 	}
 
 }

@@ -12,23 +12,10 @@ import io.distlock.sample.inventory.product.ProductRepository;
  * lock was ever lost (a pause longer than the lease, a Redis failover) or a writer bypassed it.
  */
 @Component
-public class LockedReservation implements ReservationStrategy {
-
-	private final ProductRepository products;
-
-	private final OrderRepository orders;
-
-	private final ThinkTime thinkTime;
+public class LockedReservation extends StockReservation {
 
 	public LockedReservation(ProductRepository products, OrderRepository orders, ThinkTime thinkTime) {
-		this.products = products;
-		this.orders = orders;
-		this.thinkTime = thinkTime;
-	}
-
-	@Override
-	public Strategy strategy() {
-		return Strategy.LOCK;
+		super(Strategy.LOCK, products, orders, thinkTime);
 	}
 
 	@Override

@@ -16,13 +16,7 @@ import io.distlock.sample.inventory.product.ProductRepository;
  * and retry a bounded number of times after a short random pause when someone else won.
  */
 @Component
-public class OptimisticReservation implements ReservationStrategy {
-
-	private final ProductRepository products;
-
-	private final OrderRepository orders;
-
-	private final ThinkTime thinkTime;
+public class OptimisticReservation extends StockReservation {
 
 	private final TransactionTemplate transactions;
 
@@ -32,16 +26,9 @@ public class OptimisticReservation implements ReservationStrategy {
 
 	public OptimisticReservation(ProductRepository products, OrderRepository orders, ThinkTime thinkTime,
 			TransactionTemplate transactions, @Value("${inventory.optimistic.max-attempts:100}") int maxAttempts) {
-		this.products = products;
-		this.orders = orders;
-		this.thinkTime = thinkTime;
+		super(Strategy.OPTIMISTIC, products, orders, thinkTime);
 		this.transactions = transactions;
 		this.maxAttempts = maxAttempts;
-	}
-
-	@Override
-	public Strategy strategy() {
-		return Strategy.OPTIMISTIC;
 	}
 
 	@Override

@@ -12,35 +12,16 @@ import io.distlock.sample.inventory.product.ProductRepository;
  * that the flash-sale checks can see an oversell.
  */
 @Component
-public class UnguardedReservation implements ReservationStrategy {
-
-	private final ProductRepository products;
-
-	private final OrderRepository orders;
-
-	private final ThinkTime thinkTime;
+public class UnguardedReservation extends StockReservation {
 
 	public UnguardedReservation(ProductRepository products, OrderRepository orders, ThinkTime thinkTime) {
-		this.products = products;
-		this.orders = orders;
-		this.thinkTime = thinkTime;
-	}
-
-	@Override
-	public Strategy strategy() {
-		return Strategy.UNGUARDED;
+		super(Strategy.UNGUARDED, products, orders, thinkTime);
 	}
 
 	@Override
 	@Transactional
 	public Reservation reserve(long productId, int quantity) {
-		int stock = this.products.stock(productId);
-		if (stock < quantity) {
-			return Reservation.rejected("out of stock");
-		}
-		this.thinkTime.pause();
-		this.products.writeStock(productId, stock - quantity);
-		return Reservation.accepted(this.orders.insert(productId, quantity, strategy().name()));
+		return readCheckWrite(productId, quantity);
 	}
 
 }
