@@ -23,9 +23,9 @@ import io.distlock.test.network.FaultProxy;
  * declared down after 1 s, so a failover takes a few seconds.
  * <p>
  * The first replica may follow the master through a {@link FaultProxy}
- * ({@link Builder#replicationThroughProxy()}), so a test can hold the replication stream back
- * and fail over to a replica that lacks the latest writes, as asynchronous replication allows.
- * Sentinel repoints such a replica at the real master once the failover timeout has passed
+ * ({@link RedisSentinelGroupBuilder#replicationThroughProxy()}), so a test can hold the
+ * replication stream back and fail over to a replica that lacks the latest writes, as
+ * asynchronous replication allows. Sentinel repoints such a replica at the real master once the failover timeout has passed
  * since it found it, so a test using the proxy keeps that timeout longer than its scenario.
  *
  * <pre class="code">
@@ -56,8 +56,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
 	 * Start describing a group.
 	 * @return a builder: one replica, a 10 s failover timeout, no proxy
 	 */
-	public static Builder builder() {
-		return new Builder();
+	public static RedisSentinelGroupBuilder builder() {
+		return new RedisSentinelGroupBuilder();
 	}
 
 	/**
@@ -187,6 +187,41 @@ public final class RedisSentinelGroup implements AutoCloseable {
 		}
 	}
 
+	/** Start a group as its builder describes it. */
+	static RedisSentinelGroup start(int replicas, boolean replicationThroughProxy, Duration failoverTimeout) {
+		RedisSentinelGroup group = new RedisSentinelGroup();
+		try {
+			RedisServer master = RedisServer.start();
+			group.servers.add(master);
+			group.master = master;
+			for (int i = 0; i < replicas; i++) {
+				int port = master.port();
+				if (i == 0 && replicationThroughProxy) {
+					group.replicationLink = FaultProxy.start(master.host(), master.port());
+					port = group.replicationLink.port();
+				}
+				RedisServer replica = RedisServer.start("--replicaof", master.host(), Integer.toString(port));
+				group.servers.add(replica);
+			}
+			// Sentinels learn the replicas from the master's first INFO: connected replicas only.
+			group.servers.subList(1, group.servers.size()).forEach(RedisSentinelGroup::awaitLinkUp);
+			List<String> configuration = List.of(
+					"sentinel monitor " + MASTER_NAME + " " + master.host() + " " + master.port() + " 2",
+					"sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
+					"sentinel failover-timeout " + MASTER_NAME + " " + failoverTimeout.toMillis(),
+					"sentinel parallel-syncs " + MASTER_NAME + " 1");
+			for (int i = 0; i < 3; i++) {
+				group.sentinels.add(RedisSentinel.start(master.binary(), configuration));
+			}
+			group.awaitReady(replicas);
+			return group;
+		}
+		catch (RuntimeException ex) {
+			group.close();
+			throw ex;
+		}
+	}
+
 	private RedisServer server(int port) {
 		return this.servers.stream()
 			.filter((server) -> server.port() == port)
@@ -232,95 +267,6 @@ public final class RedisSentinelGroup implements AutoCloseable {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while waiting for the Sentinel group", ex);
 		}
-	}
-
-	/**
-	 * Describes a group before it starts.
-	 */
-	public static final class Builder {
-
-		private int replicas = 1;
-
-		private Duration failoverTimeout = Duration.ofSeconds(10);
-
-		private boolean replicationThroughProxy;
-
-		private Builder() {
-		}
-
-		/**
-		 * Set how many replicas follow the master.
-		 * @param replicas at least one, so that there is something to fail over to
-		 * @return this builder
-		 */
-		public Builder replicas(int replicas) {
-			if (replicas < 1) {
-				throw new IllegalArgumentException("A Sentinel group needs at least one replica but was " + replicas);
-			}
-			this.replicas = replicas;
-			return this;
-		}
-
-		/**
-		 * Set Sentinel's {@code failover-timeout}: how long a failover may take, twice the pause
-		 * between two attempts, and how long before a replica that follows another address is
-		 * repointed.
-		 * @param failoverTimeout the timeout
-		 * @return this builder
-		 */
-		public Builder failoverTimeout(Duration failoverTimeout) {
-			this.failoverTimeout = failoverTimeout;
-			return this;
-		}
-
-		/**
-		 * Let the first replica follow the master through a {@link FaultProxy}.
-		 * @return this builder
-		 */
-		public Builder replicationThroughProxy() {
-			this.replicationThroughProxy = true;
-			return this;
-		}
-
-		/**
-		 * Start the servers, wait until every replica is connected, start the sentinels and wait
-		 * until each knows every replica and the other two.
-		 * @return the running group
-		 */
-		public RedisSentinelGroup start() {
-			RedisSentinelGroup group = new RedisSentinelGroup();
-			try {
-				RedisServer master = RedisServer.start();
-				group.servers.add(master);
-				group.master = master;
-				for (int i = 0; i < this.replicas; i++) {
-					int port = master.port();
-					if (i == 0 && this.replicationThroughProxy) {
-						group.replicationLink = FaultProxy.start(master.host(), master.port());
-						port = group.replicationLink.port();
-					}
-					RedisServer replica = RedisServer.start("--replicaof", master.host(), Integer.toString(port));
-					group.servers.add(replica);
-				}
-				// Sentinels learn the replicas from the master's first INFO: connected replicas only.
-				group.servers.subList(1, group.servers.size()).forEach(RedisSentinelGroup::awaitLinkUp);
-				List<String> configuration = List.of(
-						"sentinel monitor " + MASTER_NAME + " " + master.host() + " " + master.port() + " 2",
-						"sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
-						"sentinel failover-timeout " + MASTER_NAME + " " + this.failoverTimeout.toMillis(),
-						"sentinel parallel-syncs " + MASTER_NAME + " 1");
-				for (int i = 0; i < 3; i++) {
-					group.sentinels.add(RedisSentinel.start(master.binary(), configuration));
-				}
-				group.awaitReady(this.replicas);
-				return group;
-			}
-			catch (RuntimeException ex) {
-				group.close();
-				throw ex;
-			}
-		}
-
 	}
 
 }
