@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -50,6 +51,7 @@ import static org.awaitility.Awaitility.await;
  * the store's classes may come from your test classpath. It needs JUnit Jupiter, AssertJ and
  * Awaitility, which {@code distlock-test} brings, and {@code kill} on the {@code PATH}.
  */
+@Timeout(120)
 public abstract class AbstractLeaderElectionFaultTests {
 
 	@RegisterExtension
