@@ -6,26 +6,28 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.distlock.test.leader.AbstractLeaderElectionFaultTests;
+import io.distlock.test.leader.LeaderCandidateMain;
 import io.distlock.test.redis.RedisServerExtension;
 
 /**
- * The leader election fault tests of {@link LeaderElectionFaultTests} on one Redis.
+ * The leader election fault tests of {@link AbstractLeaderElectionFaultTests} on one Redis.
  */
 @Tag("fault")
 @Timeout(120)
-class RedisLeaderElectionFaultIntegrationTests extends LeaderElectionFaultTests {
+class RedisLeaderElectionFaultIntegrationTests extends AbstractLeaderElectionFaultTests {
 
 	@RegisterExtension
 	static final RedisServerExtension lockServer = new RedisServerExtension();
 
 	@Override
-	String store() {
-		return "redis";
+	protected Class<?> candidateMainClass() {
+		return LeaderCandidateMain.class;
 	}
 
 	@Override
-	List<Integer> nodePorts() {
-		return List.of(lockServer.server().port());
+	protected List<String> storeArguments() {
+		return List.of("redis", Integer.toString(lockServer.server().port()));
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.distlock.faults;
+package io.distlock.test.leader;
 
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,13 +1,12 @@
-package io.distlock.test.process;
+package io.distlock.test.leader;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.distlock.core.StaleFencingTokenException;
@@ -17,41 +16,50 @@ import io.distlock.leader.LeaderElection;
 import io.distlock.leader.Leadership;
 import io.distlock.leader.LeadershipListener;
 import io.distlock.leader.RevocationReason;
-import io.distlock.redis.RedisLockRegistry;
-import io.distlock.redlock.RedlockRegistry;
+import io.distlock.test.redis.LoopbackConnectionFactories;
 
 /**
- * One instance of a role's leader election in a JVM of its own. Arguments: {@code redis} or
- * {@code redlock}, the lock nodes' ports (comma-separated), the oracle Redis port, the role, the
- * instance's name, the lease in ms, and {@code elect} or {@code rogue}.
+ * One instance of a role's leader election, run by the {@code main} of a candidate JVM of
+ * {@link AbstractLeaderElectionFaultTests} once that main has read its store's arguments. Its
+ * arguments: the oracle Redis port, the role, the instance's name, the lease in ms, and
+ * {@code elect} or {@code rogue}.
  * <p>
  * Every 20 ms, while it leads (a rogue: always, with epoch 0), it writes the oracle's fenced key
- * {@code resource:<role>} with its lease (printing {@code ACT <epoch> accepted|rejected <nanoTime>}) and,
- * when accepted, appends {@code <instance> <epoch>} to the list {@code record:<role>}; the
- * line ends with the {@code System.nanoTime()} read before it checked that it leads. Grants and
- * revocations are printed ({@code GRANTED <epoch>}, {@code REVOKED <epoch> <reason>}) and appended
- * to {@code events:<role>}. On a revocation by loss it tries one more fenced write with the old
- * lease and prints {@code STALE accepted|rejected}. Standard-input commands: {@code YIELD},
- * {@code STOP} (stops the election, prints {@code STOPPED} and exits).
+ * {@code resource:<role>} with its lease through {@link RedisFencing} (printing
+ * {@code ACT <epoch> accepted|rejected <nanoTime>}) and, when accepted, appends
+ * {@code <instance> <epoch>} to the list {@code record:<role>}; the line ends with the
+ * {@code System.nanoTime()} read before it checked that it leads. Grants and revocations are
+ * printed ({@code GRANTED <epoch>}, {@code REVOKED <epoch> <reason>}) and appended to
+ * {@code events:<role>}. On a revocation by loss it tries one more fenced write with the old lease
+ * and prints {@code STALE accepted|rejected}. Standard-input commands: {@code YIELD}, {@code STOP}
+ * (stops the election, prints {@code STOPPED} and exits).
  */
-public final class LeaderCandidateMain {
+public final class LeaderCandidate {
 
-	private LeaderCandidateMain() {
+	// Lettuce's default: the oracle is not under test, its commands need no tighter bound.
+	private static final Duration ORACLE_COMMAND_TIMEOUT = Duration.ofSeconds(60);
+
+	private LeaderCandidate() {
 	}
 
-	public static void main(String[] args) throws Exception {
-		List<LettuceConnectionFactory> nodes = new ArrayList<>();
-		for (String port : args[1].split(",")) {
-			nodes.add(WorkerThreads.connect(Integer.parseInt(port)));
-		}
-		StringRedisTemplate oracle = new StringRedisTemplate(WorkerThreads.connect(Integer.parseInt(args[2])));
-		String role = args[3];
-		String instance = args[4];
-		Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
-		boolean rogue = "rogue".equals(args[6]);
-		AbstractLockRegistry registry = "redlock".equals(args[0])
-				? RedlockRegistry.builder(nodes).leaseTime(lease).build()
-				: RedisLockRegistry.builder(nodes.get(0)).leaseTime(lease).build();
+	/**
+	 * Compete for the role on a registry of the store under test until {@code STOP} comes on
+	 * standard input, then exit the JVM.
+	 * @param arguments the oracle port, the role, the instance, the lease in ms, {@code elect} or
+	 * {@code rogue}: the arguments that {@link AbstractLeaderElectionFaultTests} passes after the
+	 * store's own
+	 * @param registries makes the registry on the store under test, with the lease it is given
+	 * @throws Exception if the candidate could not run
+	 */
+	public static void run(List<String> arguments, Function<Duration, AbstractLockRegistry> registries)
+			throws Exception {
+		StringRedisTemplate oracle = new StringRedisTemplate(
+				LoopbackConnectionFactories.start(Integer.parseInt(arguments.get(0)), ORACLE_COMMAND_TIMEOUT));
+		String role = arguments.get(1);
+		String instance = arguments.get(2);
+		Duration lease = Duration.ofMillis(Long.parseLong(arguments.get(3)));
+		boolean rogue = "rogue".equals(arguments.get(4));
+		AbstractLockRegistry registry = registries.apply(lease);
 		RedisFencing fencing = new RedisFencing(oracle);
 		LeaderElection election = LeaderElection.builder(registry, role)
 			.retryInterval(Duration.ofMillis(500))

@@ -1,35 +1,58 @@
-package io.distlock.faults;
+package io.distlock.test.leader;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.distlock.test.process.ChildJvm;
-import io.distlock.test.process.LeaderCandidateMain;
 import io.distlock.test.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Leader election across three JVMs ({@link LeaderCandidateMain}) on a lock store that a
- * subclass names: one leader at a time through yields, kills and stops (the detector is the
- * shared record {@link LeaderRecord}, with a negative control of two "leaders" without the
- * lock), a killed leader replaced within lease plus renewal interval, a paused leader replaced
- * and, resumed, revoked before it acts again with its fenced write refused, and a graceful stop
- * handing the role over within a second. The oracle is a Redis of its own.
+ * Leader election across three JVMs on a lock store that a subclass names: one leader at a time
+ * through yields, kills and stops (the detector is a shared record that only the leader appends
+ * to, with a negative control of two "leaders" without the lock), a killed leader replaced within
+ * lease plus renewal interval, a paused leader ({@code SIGSTOP}) replaced and, resumed, revoked
+ * before it acts again with its fenced write refused, and a graceful stop handing the role over
+ * within a second. The record, the events and the fenced resource live in a Redis of the suite's
+ * own (the oracle), written through {@code RedisFencing} whatever the store under test.
+ * <p>
+ * Each candidate is a JVM whose {@code main} builds a registry on the store under test from its
+ * first arguments and hands the rest to {@link LeaderCandidate#run}: {@link LeaderCandidateMain}
+ * for distlock's Redis and Redlock registries, or a main of your own:
+ *
+ * <pre class="code">
+ * class MyStoreLeaderElectionFaultTests extends AbstractLeaderElectionFaultTests {
+ *
+ *     protected Class&lt;?&gt; candidateMainClass() {
+ *         return MyStoreCandidateMain.class; // LeaderCandidate.run(rest, (lease) -&gt; new MyLockRegistry(...))
+ *     }
+ *
+ *     protected List&lt;String&gt; storeArguments() {
+ *         return List.of(Integer.toString(myStore.port()));
+ *     }
+ * }
+ * </pre>
+ *
+ * A candidate JVM runs with the classpath of the JVM that runs the tests, so its main class and
+ * the store's classes may come from your test classpath. It needs JUnit Jupiter, AssertJ and
+ * Awaitility, which {@code distlock-test} brings, and {@code kill} on the {@code PATH}.
  */
-abstract class LeaderElectionFaultTests {
+@Timeout(120)
+public abstract class AbstractLeaderElectionFaultTests {
 
 	@RegisterExtension
 	static final RedisServerExtension oracleServer = new RedisServerExtension();
@@ -38,19 +61,29 @@ abstract class LeaderElectionFaultTests {
 
 	private final List<ChildJvm> children = new ArrayList<>();
 
-	/** Return the store's kind for {@link LeaderCandidateMain}: {@code redis} or {@code redlock}. */
-	abstract String store();
+	/**
+	 * Return the class whose {@code main} runs a candidate: it reads {@link #storeArguments()}
+	 * first and passes the arguments after them to {@link LeaderCandidate#run}.
+	 * @return the candidate's main class, on the classpath of this JVM
+	 */
+	protected abstract Class<?> candidateMainClass();
 
-	/** Return the ports of the lock store's nodes. */
-	abstract List<Integer> nodePorts();
+	/**
+	 * Return the arguments that tell {@link #candidateMainClass()} where the store under test is.
+	 * @return the store's arguments, such as its kind and its ports
+	 */
+	protected abstract List<String> storeArguments();
 
+	/**
+	 * Kill the candidates that still run.
+	 */
 	@AfterEach
-	void stopChildren() {
+	public void stopChildren() {
 		this.children.forEach(ChildJvm::close);
 	}
 
 	@Test
-	void oneLeaderAtATimeThroughYieldsKillsAndStops() throws Exception {
+	public void oneLeaderAtATimeThroughYieldsKillsAndStops() throws Exception {
 		Map<String, ChildJvm> jvms = start(1000, "elect", "a", "b", "c");
 		ChildJvm leader = awaitNewLeader(jvms, 0);
 		awaitRecordOf(0);
@@ -68,14 +101,14 @@ abstract class LeaderElectionFaultTests {
 	}
 
 	@Test
-	void aNegativeControlWithoutTheLockSeesTwoLeaders() throws Exception {
+	public void aNegativeControlWithoutTheLockSeesTwoLeaders() throws Exception {
 		start(1000, "rogue", "a", "b");
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> !LeaderRecord.interleavings(oracle().opsForList().range("record:" + this.role, 0, -1)).isEmpty());
 	}
 
 	@Test
-	void aKilledLeaderIsReplacedWithinLeasePlusRenewalInterval() throws Exception {
+	public void aKilledLeaderIsReplacedWithinLeasePlusRenewalInterval() throws Exception {
 		Duration lease = Duration.ofSeconds(2);
 		Map<String, ChildJvm> jvms = start(lease.toMillis(), "elect", "a", "b", "c");
 		ChildJvm leader = awaitNewLeader(jvms, 0);
@@ -84,12 +117,14 @@ abstract class LeaderElectionFaultTests {
 		leader.kill();
 		awaitNewLeader(jvms, 1);
 		Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
+		System.out.println("T45 " + getClass().getSimpleName() + ": killed leader replaced after "
+				+ takeover.toMillis() + " ms (lease " + lease.toMillis() + " ms)");
 		assertThat(takeover).isLessThanOrEqualTo(lease.plus(lease.dividedBy(3)));
 		assertThat(LeaderRecord.interleavings(oracle().opsForList().range("record:" + this.role, 0, -1))).isEmpty();
 	}
 
 	@Test
-	void aPausedLeaderIsReplacedAndResumedIsRevokedBeforeItActsAgainAndItsFencedWriteIsRefused() throws Exception {
+	public void aPausedLeaderIsReplacedAndResumedIsRevokedBeforeItActsAgainAndItsFencedWriteIsRefused() throws Exception {
 		Map<String, ChildJvm> jvms = start(1000, "elect", "a", "b", "c");
 		ChildJvm leader = awaitNewLeader(jvms, 0);
 		long oldEpoch = epochOfGrant(0);
@@ -122,7 +157,7 @@ abstract class LeaderElectionFaultTests {
 	}
 
 	@Test
-	void aGracefulStopHandsTheRoleOverWithinOneSecond() throws Exception {
+	public void aGracefulStopHandsTheRoleOverWithinOneSecond() throws Exception {
 		Map<String, ChildJvm> jvms = start(5000, "elect", "a", "b", "c");
 		ChildJvm leader = awaitNewLeader(jvms, 0);
 		Thread.sleep(1000);
@@ -130,17 +165,20 @@ abstract class LeaderElectionFaultTests {
 		leader.send("STOP");
 		awaitNewLeader(jvms, 1);
 		Duration handover = Duration.ofNanos(System.nanoTime() - stopping);
+		System.out.println("T45 " + getClass().getSimpleName() + ": graceful stop handed over after "
+				+ handover.toMillis() + " ms");
 		assertThat(handover).isLessThan(Duration.ofSeconds(1));
 		assertThat(leader.waitForExit(10, TimeUnit.SECONDS)).isZero();
 	}
 
 	private Map<String, ChildJvm> start(long leaseMillis, String mode, String... instances) throws IOException,
 			InterruptedException {
-		String ports = nodePorts().stream().map(String::valueOf).collect(Collectors.joining(","));
-		Map<String, ChildJvm> jvms = new java.util.LinkedHashMap<>();
+		Map<String, ChildJvm> jvms = new LinkedHashMap<>();
 		for (String instance : instances) {
-			ChildJvm jvm = ChildJvm.start(LeaderCandidateMain.class, store(), ports,
-					Integer.toString(oracleServer.server().port()), this.role, instance, Long.toString(leaseMillis), mode);
+			List<String> arguments = new ArrayList<>(storeArguments());
+			arguments.addAll(List.of(Integer.toString(oracleServer.server().port()), this.role, instance,
+					Long.toString(leaseMillis), mode));
+			ChildJvm jvm = ChildJvm.start(candidateMainClass(), arguments.toArray(String[]::new));
 			this.children.add(jvm);
 			jvms.put(instance, jvm);
 		}
