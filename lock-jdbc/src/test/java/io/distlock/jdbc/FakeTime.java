@@ -10,8 +10,8 @@ import java.util.Optional;
 /**
  * Debian's libfaketime ({@code apt-get install faketime}), preloaded into a child JVM to set its
  * wall clock ({@code System.currentTimeMillis}, {@code Instant.now}) apart from the machine's by
- * a fixed offset, while its monotonic clock ({@code System.nanoTime}) stays true
- * ({@code FAKETIME_DONT_FAKE_MONOTONIC=1}).
+ * a fixed offset, while its monotonic clock ({@code System.nanoTime}) and its timed waits stay true
+ * ({@code FAKETIME_DONT_FAKE_MONOTONIC=1}, {@code FAKETIME_FORCE_MONOTONIC_FIX=0}).
  */
 final class FakeTime {
 
@@ -36,8 +36,11 @@ final class FakeTime {
 	 */
 	static Map<String, String> offsetBy(Duration offset) {
 		long minutes = offset.toMinutes();
+		// Without FAKETIME_FORCE_MONOTONIC_FIX=0, libfaketime's pthread_cond_timedwait lengthens
+		// every timed wait of the JVM (Thread.sleep(100) took 144 ms here): watchdogs run late.
 		return Map.of("LD_PRELOAD", library().orElseThrow().toString(), "FAKETIME",
-				((minutes < 0) ? "-" : "+") + Math.abs(minutes) + "m", "FAKETIME_DONT_FAKE_MONOTONIC", "1");
+				((minutes < 0) ? "-" : "+") + Math.abs(minutes) + "m", "FAKETIME_DONT_FAKE_MONOTONIC", "1",
+				"FAKETIME_FORCE_MONOTONIC_FIX", "0");
 	}
 
 	private static Optional<Path> library() {
