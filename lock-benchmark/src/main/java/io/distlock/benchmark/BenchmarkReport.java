@@ -57,7 +57,7 @@ final class BenchmarkReport {
 	String markdown() {
 		StringBuilder out = new StringBuilder();
 		for (Map.Entry<Scenario, Map<String, List<ScenarioDriver.Result>>> scenario : this.results.entrySet()) {
-			double floor = base(scenario.getValue());
+			double base = base(scenario.getValue());
 			double bound = scenario.getKey().bound();
 			double reference = reference(scenario.getValue());
 			out.append("\n**").append(scenario.getKey().name()).append("**");
@@ -65,22 +65,22 @@ final class BenchmarkReport {
 				out.append(String.format(Locale.ROOT, " (bound %.0f grants/s)", bound));
 			}
 			out.append("\n\n| contender | grants/s |")
-				.append(Double.isNaN(floor) ? "" : this.ofBestPeer ? " × best peer |" : " × floor |")
+				.append(Double.isNaN(base) ? "" : this.ofBestPeer ? " × best peer |" : " × floor |")
 				.append(Double.isFinite(bound) ? " % of bound |" : "")
 				.append(Double.isNaN(reference) ? "" : " % of reference |")
 				.append(" p50 µs | p99 µs | p99.9 µs | ").append(this.serverColumns).append(" | client CPU µs/grant |")
 				.append(" max/min grants per ")
 				.append(scenario.getKey().reactive() ? "subscriber |\n" : "thread |\n")
 				.append("| --- | --- |")
-				.append(Double.isNaN(floor) ? "" : " --- |")
+				.append(Double.isNaN(base) ? "" : " --- |")
 				.append(Double.isFinite(bound) ? " --- |" : "")
 				.append(Double.isNaN(reference) ? "" : " --- |")
 				.append(" --- | --- | --- | --- | --- | --- | --- |\n");
 			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
 				ScenarioDriver.Result best = medianResult(contender.getValue());
 				out.append(String.format(Locale.ROOT, "| %s | %.0f |", contender.getKey(), best.perSecond()));
-				if (!Double.isNaN(floor)) {
-					out.append(String.format(Locale.ROOT, " %.2f |", best.perSecond() / floor));
+				if (!Double.isNaN(base)) {
+					out.append(String.format(Locale.ROOT, " %.2f |", best.perSecond() / base));
 				}
 				if (Double.isFinite(bound)) {
 					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / bound));
