@@ -10,7 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Turns the results into a Markdown table (throughput also as a ratio to the floor, to the bound
+ * Turns the results into a Markdown table (throughput also as a ratio to the floor, or to the best
+ * peer in the PostgreSQL comparison, which has no floor; to the bound
  * where the scenario has one, and to the scenario's reference where it has one: the sections
  * back to back without a lock for the subscribers, a fair {@code ReentrantLock} of one JVM for
  * the threads on a hot key; and where the time per grant went, in Redis and in the client) and
@@ -21,6 +22,32 @@ final class BenchmarkReport {
 
 	private final Map<Scenario, Map<String, List<ScenarioDriver.Result>>> results = new LinkedHashMap<>();
 
+	private final boolean ofBestPeer;
+
+	private final String serverColumns;
+
+	/**
+	 * A report of the Redis comparison: throughput relative to the floor.
+	 */
+	BenchmarkReport() {
+		this(false, "commands/grant | Redis CPU µs/grant");
+	}
+
+	private BenchmarkReport(boolean ofBestPeer, String serverColumns) {
+		this.ofBestPeer = ofBestPeer;
+		this.serverColumns = serverColumns;
+	}
+
+	/**
+	 * Return a report of the PostgreSQL comparison, which has no floor: throughput relative to
+	 * the best peer (the best contender that is not distlock) of each scenario, and the server's
+	 * statements and CPU time per grant.
+	 * @return an empty report
+	 */
+	static BenchmarkReport ofPostgres() {
+		return new BenchmarkReport(true, "statements/grant | PostgreSQL CPU µs/grant");
+	}
+
 	void add(ScenarioDriver.Result result) {
 		this.results.computeIfAbsent(result.scenario(), (s) -> new LinkedHashMap<>())
 			.computeIfAbsent(result.contender(), (c) -> new ArrayList<>())
@@ -30,8 +57,7 @@ final class BenchmarkReport {
 	String markdown() {
 		StringBuilder out = new StringBuilder();
 		for (Map.Entry<Scenario, Map<String, List<ScenarioDriver.Result>>> scenario : this.results.entrySet()) {
-			List<ScenarioDriver.Result> floorResults = scenario.getValue().get(FloorLock.NAME);
-			double floor = (floorResults != null) ? best(floorResults) : Double.NaN;
+			double base = base(scenario.getValue());
 			double bound = scenario.getKey().bound();
 			double reference = reference(scenario.getValue());
 			out.append("\n**").append(scenario.getKey().name()).append("**");
@@ -39,22 +65,22 @@ final class BenchmarkReport {
 				out.append(String.format(Locale.ROOT, " (bound %.0f grants/s)", bound));
 			}
 			out.append("\n\n| contender | grants/s |")
-				.append(Double.isNaN(floor) ? "" : " × floor |")
+				.append(Double.isNaN(base) ? "" : this.ofBestPeer ? " × best peer |" : " × floor |")
 				.append(Double.isFinite(bound) ? " % of bound |" : "")
 				.append(Double.isNaN(reference) ? "" : " % of reference |")
-				.append(" p50 µs | p99 µs | p99.9 µs | commands/grant | Redis CPU µs/grant | client CPU µs/grant |")
+				.append(" p50 µs | p99 µs | p99.9 µs | ").append(this.serverColumns).append(" | client CPU µs/grant |")
 				.append(" max/min grants per ")
 				.append(scenario.getKey().reactive() ? "subscriber |\n" : "thread |\n")
 				.append("| --- | --- |")
-				.append(Double.isNaN(floor) ? "" : " --- |")
+				.append(Double.isNaN(base) ? "" : " --- |")
 				.append(Double.isFinite(bound) ? " --- |" : "")
 				.append(Double.isNaN(reference) ? "" : " --- |")
 				.append(" --- | --- | --- | --- | --- | --- | --- |\n");
 			for (Map.Entry<String, List<ScenarioDriver.Result>> contender : scenario.getValue().entrySet()) {
 				ScenarioDriver.Result best = medianResult(contender.getValue());
 				out.append(String.format(Locale.ROOT, "| %s | %.0f |", contender.getKey(), best.perSecond()));
-				if (!Double.isNaN(floor)) {
-					out.append(String.format(Locale.ROOT, " %.2f |", best.perSecond() / floor));
+				if (!Double.isNaN(base)) {
+					out.append(String.format(Locale.ROOT, " %.2f |", best.perSecond() / base));
 				}
 				if (Double.isFinite(bound)) {
 					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / bound));
@@ -63,7 +89,7 @@ final class BenchmarkReport {
 					out.append(String.format(Locale.ROOT, " %.0f%% |", 100 * best.perSecond() / reference));
 				}
 				out.append(String.format(Locale.ROOT, " %.0f | %.0f | %.0f | %.1f | %s | %s | %s |%n", best.p50Micros(),
-						best.p99Micros(), best.p999Micros(), best.commandsPerGrant(), micros(best.redisCpuMicrosPerGrant()),
+						best.p99Micros(), best.p999Micros(), best.commandsPerGrant(), micros(best.serverCpuMicrosPerGrant()),
 						micros(best.clientCpuMicrosPerGrant()), fairness(best)));
 			}
 		}
@@ -121,18 +147,32 @@ final class BenchmarkReport {
 		return Double.isNaN(micros) ? "n/a" : String.format(Locale.ROOT, "%.1f", micros);
 	}
 
-	private static String fairness(ScenarioDriver.Result result) {
+	private String fairness(ScenarioDriver.Result result) {
 		if (!result.scenario().hotKey()) {
 			return "n/a";
 		}
 		String perThread = (result.fewestByOneThread() == 0) ? result.mostByOneThread() + "/0 (starved)"
 				: String.format(Locale.ROOT, "%.1f", result.mostByOneThread() / (double) result.fewestByOneThread());
-		if (result.scenario().reactive() && result.fewestByOneThread() > 0) {
-			// A subscriber's grants are few in a short run: the counts say more than the ratio.
+		if ((result.scenario().reactive() || this.ofBestPeer) && result.fewestByOneThread() > 0) {
+			// A subscriber's grants are few in a short run, and a peer on PostgreSQL may grant
+			// few to anyone: the counts say more than the ratio.
 			perThread += String.format(Locale.ROOT, " (%d/%d)", result.mostByOneThread(), result.fewestByOneThread());
 		}
 		return Double.isNaN(result.firstJvmShare()) ? perThread
 				: String.format(Locale.ROOT, "%s; first JVM's share %.0f%%", perThread, result.firstJvmShare() * 100);
+	}
+
+	/**
+	 * The throughput the scenario's ratios divide by: the floor's, or the best peer's (the best
+	 * median round of the contenders that are not distlock); {@code NaN} where there is none.
+	 */
+	private double base(Map<String, List<ScenarioDriver.Result>> contenders) {
+		if (!this.ofBestPeer) {
+			List<ScenarioDriver.Result> floor = contenders.get(FloorLock.NAME);
+			return (floor != null) ? best(floor) : Double.NaN;
+		}
+		return contenders.entrySet().stream().filter((contender) -> !contender.getKey().startsWith("distlock"))
+			.mapToDouble((contender) -> best(contender.getValue())).max().orElse(Double.NaN);
 	}
 
 	/**

@@ -50,19 +50,7 @@ final class Comparison {
 						}
 						continue;
 					}
-					List<Contender> running = contenders.stream().filter((c) -> Contenders.runsIn(c, scenario)).toList();
-					if (scenario.jvms() == 1) {
-						for (Contender contender : running) {
-							// Warm-up, not reported. Child JVMs warm themselves up before GO.
-							driver.run(scenario, contender, warmUp);
-						}
-					}
-					for (int round = 0; round < rounds; round++) {
-						for (Contender contender : running) {
-							report.add(checked((scenario.jvms() == 1) ? driver.run(scenario, contender, perRun)
-									: multiJvm.run(scenario, contender.name(), perRun)));
-						}
-					}
+					runRounds(report, scenario, contenders, driver, multiJvm, perRun, rounds);
 				}
 			}
 			finally {
@@ -71,6 +59,28 @@ final class Comparison {
 			}
 		}
 		return report;
+	}
+
+	/**
+	 * Run a scenario of blocking threads with each contender that runs in it: a warm-up each
+	 * (in one JVM; child JVMs warm themselves up before {@code GO}), then the rounds, interleaved.
+	 */
+	static void runRounds(BenchmarkReport report, Scenario scenario, List<Contender> contenders,
+			ScenarioDriver driver, MultiJvmDriver multiJvm, Duration perRun, int rounds)
+			throws IOException, InterruptedException {
+		Duration warmUp = Duration.ofMillis(Math.min(500, perRun.toMillis()));
+		List<Contender> running = contenders.stream().filter((c) -> Contenders.runsIn(c, scenario)).toList();
+		if (scenario.jvms() == 1) {
+			for (Contender contender : running) {
+				driver.run(scenario, contender, warmUp);
+			}
+		}
+		for (int round = 0; round < rounds; round++) {
+			for (Contender contender : running) {
+				report.add(checked((scenario.jvms() == 1) ? driver.run(scenario, contender, perRun)
+						: multiJvm.run(scenario, contender.name(), perRun)));
+			}
+		}
 	}
 
 	private static ScenarioDriver.Result checked(ScenarioDriver.Result result) {

@@ -211,7 +211,7 @@ final class Contenders {
 	/**
 	 * A contender whose locks are {@link Lock}s: obtain one per call, lock, run, unlock.
 	 */
-	private static Contender ofLocks(String name, Function<String, ? extends Lock> locks, Runnable close) {
+	static Contender ofLocks(String name, Function<String, ? extends Lock> locks, Runnable close) {
 		return new Contender() {
 
 			@Override

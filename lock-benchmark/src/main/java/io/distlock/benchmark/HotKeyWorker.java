@@ -19,16 +19,16 @@ public final class HotKeyWorker {
 
 	/**
 	 * Run the worker.
-	 * @param args contender name, Redis port, key, the scenario's index in {@link Scenario#ALL},
-	 * counter file
+	 * @param args contender name, its server's address (a Redis port, or a JDBC URL for the
+	 * {@link JdbcContenders}), key, the scenario's index in {@link Scenario#ALL}, counter file
 	 */
 	public static void main(String[] args) throws Exception {
 		String name = args[0];
-		int port = Integer.parseInt(args[1]);
 		String key = args[2];
 		Scenario scenario = Scenario.ALL.get(Integer.parseInt(args[3]));
 		BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-		try (Contender contender = Contenders.named(name, port);
+		try (Contender contender = JdbcContenders.NAMES.contains(name) ? JdbcContenders.named(name, args[1])
+				: Contenders.named(name, Integer.parseInt(args[1]));
 				SharedCounter counter = new SharedCounter(Path.of(args[4]))) {
 			contender.locked(key + ":warm-up", () -> {
 			});

@@ -13,21 +13,34 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.distlock.test.redis.RedisServer;
 
 /**
  * Runs a scenario of several JVMs: one {@link HotKeyWorker} process per JVM, each with the same
  * contender, all on one hot key and one {@link SharedCounter}. The window is the parent's: every
- * worker starts on {@code GO} and stops on {@code STOP}, and the Redis commands are counted over
- * the same window.
+ * worker starts on {@code GO} and stops on {@code STOP}, and the server's commands (or
+ * statements) are counted over the same window.
  */
 final class MultiJvmDriver {
 
-	private final RedisServer redis;
+	private final String address;
+
+	private final Supplier<ResourceUse> server;
 
 	MultiJvmDriver(RedisServer redis) {
-		this.redis = redis;
+		this(Integer.toString(redis.port()), () -> ResourceUse.now(redis));
+	}
+
+	/**
+	 * A driver whose workers reach their server at the given address.
+	 * @param address what a worker's contender connects to: a Redis port, or a JDBC URL
+	 * @param server reads what the server used so far
+	 */
+	MultiJvmDriver(String address, Supplier<ResourceUse> server) {
+		this.address = address;
+		this.server = server;
 	}
 
 	ScenarioDriver.Result run(Scenario scenario, String contender, Duration duration)
@@ -37,12 +50,12 @@ final class MultiJvmDriver {
 		List<Worker> workers = new ArrayList<>();
 		try (SharedCounter counter = new SharedCounter(counterFile)) {
 			for (int i = 0; i < scenario.jvms(); i++) {
-				workers.add(new Worker(contender, this.redis.port(), key, scenario, counterFile));
+				workers.add(new Worker(contender, this.address, key, scenario, counterFile));
 			}
 			for (Worker worker : workers) {
 				worker.awaitLine("READY");
 			}
-			ResourceUse before = ResourceUse.now(this.redis);
+			ResourceUse before = this.server.get();
 			long start = System.nanoTime();
 			workers.forEach((worker) -> worker.send("GO"));
 			Thread.sleep(duration.toMillis());
@@ -65,7 +78,7 @@ final class MultiJvmDriver {
 				worker.awaitExit();
 			}
 			// The contender ran in the child processes: this process's CPU time says nothing of it.
-			ResourceUse used = ResourceUse.now(this.redis).since(before).withoutProcessCpu();
+			ResourceUse used = this.server.get().since(before).withoutProcessCpu();
 			long[][] perThread = latencies.toArray(long[][]::new);
 			int total = Arrays.stream(perThread).mapToInt((mine) -> mine.length).sum();
 			return ScenarioDriver.Result.of(scenario, contender, perThread, elapsed, used, counter.read(),
@@ -90,10 +103,10 @@ final class MultiJvmDriver {
 
 		private final StringBuilder seen = new StringBuilder();
 
-		Worker(String contender, int port, String key, Scenario scenario, Path counterFile) throws IOException {
+		Worker(String contender, String address, String key, Scenario scenario, Path counterFile) throws IOException {
 			List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
 					"-cp", System.getProperty("java.class.path"), HotKeyWorker.class.getName(), contender,
-					Integer.toString(port), key, Integer.toString(Scenario.ALL.indexOf(scenario)), counterFile.toString());
+					address, key, Integer.toString(Scenario.ALL.indexOf(scenario)), counterFile.toString());
 			this.process = new ProcessBuilder(command).redirectErrorStream(true).start();
 			this.output = new BufferedReader(new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8));
 		}

@@ -10,18 +10,20 @@ import org.springframework.data.redis.core.RedisCallback;
 import io.distlock.test.redis.RedisServer;
 
 /**
- * What the server and this process had used at one moment: the commands Redis processed (those
- * run inside scripts too), the CPU time Redis spent (user and system) and the CPU time of this
- * process. Read before and after a run, the difference divided by the run's grants says where a
- * contender's time per grant goes: into Redis, or into the client (its own threads, the driver's
- * event loop, the JVM's compiler and collector; on a machine whose cores the client and Redis
- * share, both count).
+ * What the server and this process had used at one moment: the commands the server processed
+ * (on Redis, those run inside scripts too; on PostgreSQL, its statements, see
+ * {@link PostgresServer#resourceUse()}), the CPU time the server spent (user and system) and the
+ * CPU time of this process. Read before and after a run, the difference divided by the run's
+ * grants says where a contender's time per grant goes: into the server, or into the client (its
+ * own threads, the driver's event loop, the JVM's compiler and collector; on a machine whose
+ * cores the client and the server share, both count).
  *
- * @param commands Redis's {@code total_commands_processed}
- * @param redisCpuSeconds Redis's {@code used_cpu_user} plus {@code used_cpu_sys}
+ * @param commands Redis's {@code total_commands_processed}, or PostgreSQL's statements
+ * @param serverCpuSeconds Redis's {@code used_cpu_user} plus {@code used_cpu_sys}, or the CPU
+ * time of PostgreSQL's processes
  * @param processCpuNanos this process's CPU time, or -1 where the JVM does not report it
  */
-record ResourceUse(long commands, double redisCpuSeconds, long processCpuNanos) {
+record ResourceUse(long commands, double serverCpuSeconds, long processCpuNanos) {
 
 	/**
 	 * Read the counters now.
@@ -47,7 +49,7 @@ record ResourceUse(long commands, double redisCpuSeconds, long processCpuNanos) 
 	 * @return the difference
 	 */
 	ResourceUse since(ResourceUse before) {
-		return new ResourceUse(this.commands - before.commands, this.redisCpuSeconds - before.redisCpuSeconds,
+		return new ResourceUse(this.commands - before.commands, this.serverCpuSeconds - before.serverCpuSeconds,
 				(this.processCpuNanos < 0 || before.processCpuNanos < 0) ? -1
 						: this.processCpuNanos - before.processCpuNanos);
 	}
@@ -58,10 +60,10 @@ record ResourceUse(long commands, double redisCpuSeconds, long processCpuNanos) 
 	 * @return the counters of Redis alone
 	 */
 	ResourceUse withoutProcessCpu() {
-		return new ResourceUse(this.commands, this.redisCpuSeconds, -1);
+		return new ResourceUse(this.commands, this.serverCpuSeconds, -1);
 	}
 
-	private static long currentProcessCpuNanos() {
+	static long currentProcessCpuNanos() {
 		OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
 		return (os instanceof com.sun.management.OperatingSystemMXBean hotspot) ? hotspot.getProcessCpuTime() : -1;
 	}

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 import reactor.core.publisher.Mono;
 
@@ -12,18 +13,27 @@ import io.distlock.test.redis.RedisServer;
 
 /**
  * Runs one scenario with one contender for a while and measures it: grants per second, the
- * latency of lock-section-unlock, Redis commands per grant (from the server's own counter, so
- * commands inside scripts count too), the CPU time Redis and the client spent per grant, and
+ * latency of lock-section-unlock, the server's commands per grant (from the server's own counter,
+ * so Redis commands inside scripts count too; on PostgreSQL its statements), the CPU time the
+ * server and the client spent per grant, and
  * fairness (most and fewest grants of any thread). A non-atomic counter checks exclusion on the
  * hot key. Blocking contenders run in threads ({@link GrantLoops}), reactive ones in subscribers
  * ({@link SubscriberLoops}).
  */
 final class ScenarioDriver {
 
-	private final RedisServer redis;
+	private final Supplier<ResourceUse> server;
 
 	ScenarioDriver(RedisServer redis) {
-		this.redis = redis;
+		this(() -> ResourceUse.now(redis));
+	}
+
+	/**
+	 * A driver whose runs read the server's counters from the given source.
+	 * @param server reads what the server (and this process) used so far
+	 */
+	ScenarioDriver(Supplier<ResourceUse> server) {
+		this.server = server;
 	}
 
 	Result run(Scenario scenario, Contender contender, Duration duration) throws InterruptedException {
@@ -60,13 +70,13 @@ final class ScenarioDriver {
 	 */
 	private Result measure(Scenario scenario, String contender, Loops loops, Duration duration, IntSupplier counter)
 			throws InterruptedException {
-		ResourceUse before = ResourceUse.now(this.redis);
+		ResourceUse before = this.server.get();
 		long startNanos = System.nanoTime();
 		loops.go();
 		Thread.sleep(duration.toMillis());
 		long[][] latencies = loops.stop();
 		long elapsed = System.nanoTime() - startNanos;
-		ResourceUse used = ResourceUse.now(this.redis).since(before);
+		ResourceUse used = this.server.get().since(before);
 		return Result.of(scenario, contender, latencies, elapsed, used, counter.getAsInt(), Double.NaN);
 	}
 
@@ -87,8 +97,9 @@ final class ScenarioDriver {
 	 * @param p50Micros median latency of lock, section, unlock
 	 * @param p99Micros 99th percentile
 	 * @param p999Micros 99.9th percentile
-	 * @param commandsPerGrant Redis commands per grant, those inside scripts included
-	 * @param redisCpuMicrosPerGrant Redis's CPU time per grant
+	 * @param commandsPerGrant the server's commands per grant (Redis: those inside scripts
+	 * included; PostgreSQL: statements)
+	 * @param serverCpuMicrosPerGrant the server's CPU time per grant
 	 * @param clientCpuMicrosPerGrant this process's CPU time per grant, {@code NaN} when the
 	 * contender ran in other processes
 	 * @param mostByOneThread the most grants of one thread (or subscriber)
@@ -97,7 +108,7 @@ final class ScenarioDriver {
 	 * @param firstJvmShare the first JVM's share of the grants, {@code NaN} with one JVM
 	 */
 	record Result(Scenario scenario, String contender, int grants, double perSecond, double p50Micros,
-			double p99Micros, double p999Micros, double commandsPerGrant, double redisCpuMicrosPerGrant,
+			double p99Micros, double p999Micros, double commandsPerGrant, double serverCpuMicrosPerGrant,
 			double clientCpuMicrosPerGrant, int mostByOneThread, int fewestByOneThread,
 			int counter, double firstJvmShare) {
 
@@ -118,7 +129,7 @@ final class ScenarioDriver {
 					: Double.NaN;
 			return new Result(scenario, contender, total, total / (elapsedNanos / 1e9), percentile(all, 0.50),
 					percentile(all, 0.99), percentile(all, 0.999), (total > 0) ? used.commands() * perGrant : 0,
-					used.redisCpuSeconds() * 1e6 * perGrant, clientCpuMicros, most, fewest, counter, firstJvmShare);
+					used.serverCpuSeconds() * 1e6 * perGrant, clientCpuMicros, most, fewest, counter, firstJvmShare);
 		}
 
 		/**

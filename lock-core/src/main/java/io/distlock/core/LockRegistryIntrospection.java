@@ -46,6 +46,17 @@ public interface LockRegistryIntrospection {
 	void checkStore();
 
 	/**
+	 * Check as {@link #checkStore()} does, waiting at most the given time for the store's
+	 * answer, so that a caller who must answer sooner (a health indicator polled every second)
+	 * can. A registry that cannot bound its check otherwise runs {@link #checkStore()}.
+	 * @param timeout how long to wait for the store at most
+	 * @throws RuntimeException why the registry cannot serve locks now
+	 */
+	default void checkStore(Duration timeout) {
+		checkStore();
+	}
+
+	/**
 	 * Return the kinds of lock this registry offers beyond plain exclusive locks and
 	 * multi-locks, which every registry offers.
 	 * @return the supported features; all of them by default

@@ -203,19 +203,23 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		return !this.closed && this.watchdog.isRunning();
 	}
 
+	@Override
+	public void checkStore() {
+		checkStore(StoreCalls.CHECK_TIMEOUT);
+	}
+
 	/**
-	 * Check that the registry is open, its watchdog runs, and the lock store answers, waiting at
-	 * most a second for it.
+	 * Check that the registry is open, its watchdog runs, and the lock store answers in time.
 	 * @throws IllegalStateException if the registry is closed or its watchdog stopped
 	 * @throws RuntimeException the store's exception if it does not answer in time
 	 */
 	@Override
-	public void checkStore() {
+	public void checkStore(Duration timeout) {
 		if (!isWatchdogRunning()) {
 			throw new IllegalStateException(
 					"Lock registry is closed or its watchdog stopped: held locks are not renewed");
 		}
-		StoreCalls.await(this.store::ping, StoreCalls.CHECK_TIMEOUT);
+		StoreCalls.await(this.store::ping, timeout);
 	}
 
 	/**

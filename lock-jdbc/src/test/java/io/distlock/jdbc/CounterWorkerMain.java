@@ -18,8 +18,9 @@ import io.distlock.core.DistLock;
  * A process whose threads increment a non-atomic counter row in PostgreSQL (read, sleep 1 ms,
  * write, each its own autocommit statement) under a {@link PostgresLockRegistry} lock or, for the
  * negative control, without it. Arguments: port, lock key, counter id, threads, increments per
- * thread, {@code locked} or {@code unlocked}. Prints {@code DONE failures=<n>}, counting worker
- * threads that died.
+ * thread, {@code locked} or {@code unlocked}. Prints its clock's {@link ClockSkew} first (and fails
+ * if it was told to expect another), then {@code DONE failures=<n>}, counting worker threads that
+ * died.
  */
 public final class CounterWorkerMain {
 
@@ -33,6 +34,7 @@ public final class CounterWorkerMain {
 		target.setDatabaseName("postgres");
 		target.setUser("postgres");
 		HikariDataSource pool = PostgresServerExtension.pool(target, 16);
+		ClockSkew.printAndCheck(pool);
 		PostgresLockRegistry registry = PostgresLockRegistry.builder(pool).build();
 		String counter = args[2];
 		int threads = Integer.parseInt(args[3]);

@@ -27,6 +27,7 @@ import io.distlock.core.LockLostException;
 import io.distlock.core.LockRequest;
 import io.distlock.core.StaleFencingTokenException;
 import io.distlock.fencing.JdbcFencing;
+import io.distlock.test.postgres.PostgresProcess;
 import io.distlock.test.registry.LockRegistries;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -10,15 +10,24 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's "why distlock" table states two benchmark results against Redisson; they are read
- * here from {@code docs/benchmark.md}, which one {@code -Pbench} run writes, so a rerun that no
- * longer shows them fails the build until the README says otherwise.
+ * The README's "why distlock" table states two benchmark results against Redisson, and
+ * {@code docs/jdbc-store.md} three against the peers on PostgreSQL; they are read here from
+ * {@code docs/benchmark.md}, which {@code -Pbench} runs write, so a rerun that no longer shows them
+ * fails the build until the page that states them says otherwise.
  */
 class BenchmarkClaimsTests {
 
 	private static final String HOT_KEY = "16 threads, one hot key, empty section";
 
 	private static final String WAITERS = "64 waiters, one hot key, 1 ms section";
+
+	/** The PostgreSQL comparison's section of the page, whose titles repeat the Redis ones. */
+	private static final String ON_POSTGRES = "<!-- bench: jdbc-comparison -->";
+
+	private static final String DISTLOCK_JDBC = "distlock PostgresLockRegistry";
+
+	private static final List<String> JDBC_PEERS = List.of("Spring Integration JdbcLockRegistry",
+			"ShedLock JdbcTemplateLockProvider (retry every 5 ms)");
 
 	@Test
 	void aHotKeyInOneJvmIsGrantedAtLeastTenTimesAsOftenAsWithRedisson() {
@@ -37,6 +46,37 @@ class BenchmarkClaimsTests {
 	}
 
 	@Test
+	void onPostgresDistlockGrantsMoreThanEitherPeerInEveryScenario() {
+		for (String scenario : List.of("1 thread, distinct keys", "16 threads, distinct keys",
+				"16 threads, one hot key, 200 µs section", "2 JVMs × 8 threads, one hot key, 200 µs section")) {
+			Map<String, Map<String, String>> table = table(onPostgres(), scenario);
+			for (String peer : JDBC_PEERS) {
+				assertThat(number(table, DISTLOCK_JDBC, "grants/s"))
+					.as("distlock's grants/s against " + peer + "'s in '" + scenario + "' on PostgreSQL")
+					.isGreaterThan(number(table, peer, "grants/s"));
+			}
+		}
+	}
+
+	@Test
+	void onPostgresAnUncontendedGrantIsTwoStatementsWhereThePeersSendSixAndFour() {
+		Map<String, Map<String, String>> table = table(onPostgres(), "1 thread, distinct keys");
+		assertThat(number(table, DISTLOCK_JDBC, "statements/grant")).isEqualTo(2.0);
+		assertThat(number(table, JDBC_PEERS.get(0), "statements/grant")).isEqualTo(6.0);
+		assertThat(number(table, JDBC_PEERS.get(1), "statements/grant")).isEqualTo(4.0);
+	}
+
+	@Test
+	void onPostgresAHotKeyIsGrantedAtLeastTwiceAsOftenAsByTheBestPeerInOneJvmOrTwo() {
+		for (String scenario : List.of("16 threads, one hot key, 200 µs section",
+				"2 JVMs × 8 threads, one hot key, 200 µs section")) {
+			assertThat(number(table(onPostgres(), scenario), DISTLOCK_JDBC, "× best peer"))
+				.as("distlock's ratio to the best peer in '" + scenario + "' on PostgreSQL")
+				.isGreaterThanOrEqualTo(2.0);
+		}
+	}
+
+	@Test
 	void aTableThatMissesTheClaimIsRead() {
 		// The negative control: the same reading of a table where distlock falls short.
 		String page = """
@@ -49,6 +89,13 @@ class BenchmarkClaimsTests {
 				""";
 		Map<String, Map<String, String>> table = table(page, HOT_KEY);
 		assertThat(number(table, "distlock", "grants/s")).isLessThan(10 * number(table, "Redisson RLock", "grants/s"));
+	}
+
+	/** The page from the PostgreSQL comparison's section on, where its tables are. */
+	private static String onPostgres() {
+		String page = Documentation.read(Documentation.DOCS.resolve("benchmark.md"));
+		assertThat(page).as("docs/benchmark.md").contains(ON_POSTGRES);
+		return page.substring(page.indexOf(ON_POSTGRES));
 	}
 
 	/**

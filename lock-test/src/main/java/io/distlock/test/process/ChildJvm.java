@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +63,22 @@ public final class ChildJvm implements AutoCloseable {
 	 * @throws IOException if the JVM could not be started
 	 */
 	public static ChildJvm start(List<String> jvmOptions, Class<?> mainClass, String... arguments) throws IOException {
+		return start(Map.of(), jvmOptions, mainClass, arguments);
+	}
+
+	/**
+	 * Start {@code main} of the given class in a new JVM with this JVM's classpath, the given
+	 * JVM options, and the given variables added to this process's environment (such as
+	 * {@code LD_PRELOAD} of a library that fakes the clock).
+	 * @param environment the variables to add to the child's environment
+	 * @param jvmOptions the options before the class name
+	 * @param mainClass the class whose {@code main} runs
+	 * @param arguments the arguments of {@code main}
+	 * @return the running JVM
+	 * @throws IOException if the JVM could not be started
+	 */
+	public static ChildJvm start(Map<String, String> environment, List<String> jvmOptions, Class<?> mainClass,
+			String... arguments) throws IOException {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.add("-Xmx256m");
@@ -71,7 +88,9 @@ public final class ChildJvm implements AutoCloseable {
 		command.add(System.getProperty("java.class.path"));
 		command.add(mainClass.getName());
 		command.addAll(List.of(arguments));
-		return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+		builder.environment().putAll(environment);
+		return new ChildJvm(builder.start());
 	}
 
 	/**

