@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 
 import io.distlock.core.DistLock;
 
@@ -28,12 +27,7 @@ public final class CounterWorkerMain {
 	}
 
 	public static void main(String[] args) throws Exception {
-		PGSimpleDataSource target = new PGSimpleDataSource();
-		target.setServerNames(new String[] { "localhost" });
-		target.setPortNumbers(new int[] { Integer.parseInt(args[0]) });
-		target.setDatabaseName("postgres");
-		target.setUser("postgres");
-		HikariDataSource pool = PostgresServerExtension.pool(target, 16);
+		HikariDataSource pool = PostgresServerExtension.pool(Integer.parseInt(args[0]), 16);
 		ClockSkew.printAndCheck(pool);
 		PostgresLockRegistry registry = PostgresLockRegistry.builder(pool).build();
 		String counter = args[2];

@@ -3,7 +3,6 @@ package io.distlock.jdbc;
 import java.util.Arrays;
 
 import com.zaxxer.hikari.HikariDataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 
 import io.distlock.test.leader.LeaderCandidate;
 
@@ -19,12 +18,7 @@ public final class PostgresLeaderCandidateMain {
 	}
 
 	public static void main(String[] args) throws Exception {
-		PGSimpleDataSource target = new PGSimpleDataSource();
-		target.setServerNames(new String[] { "localhost" });
-		target.setPortNumbers(new int[] { Integer.parseInt(args[0]) });
-		target.setDatabaseName("postgres");
-		target.setUser("postgres");
-		HikariDataSource pool = PostgresServerExtension.pool(target, 8);
+		HikariDataSource pool = PostgresServerExtension.pool(Integer.parseInt(args[0]), 8);
 		LeaderCandidate.run(Arrays.asList(args).subList(1, args.length),
 				(lease) -> PostgresLockRegistry.builder(pool).leaseTime(lease).build());
 	}

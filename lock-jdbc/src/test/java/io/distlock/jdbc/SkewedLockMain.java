@@ -3,7 +3,6 @@ package io.distlock.jdbc;
 import java.time.Duration;
 
 import com.zaxxer.hikari.HikariDataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 
 import io.distlock.core.LockLease;
 
@@ -20,12 +19,7 @@ public final class SkewedLockMain {
 	}
 
 	public static void main(String[] args) throws Exception {
-		PGSimpleDataSource target = new PGSimpleDataSource();
-		target.setServerNames(new String[] { "localhost" });
-		target.setPortNumbers(new int[] { Integer.parseInt(args[0]) });
-		target.setDatabaseName("postgres");
-		target.setUser("postgres");
-		HikariDataSource pool = PostgresServerExtension.pool(target, 4);
+		HikariDataSource pool = PostgresServerExtension.pool(Integer.parseInt(args[0]), 4);
 		ClockSkew.printAndCheck(pool);
 		PostgresLockRegistry registry = PostgresLockRegistry.builder(pool)
 			.leaseTime(Duration.ofMillis(Long.parseLong(args[2])))
