@@ -68,7 +68,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		this.continuations = new Continuations(store, listener.isNonBlocking());
 		this.loss = new LossSignal(listener, this.continuations, this.gates);
 		this.watchdog = new Watchdog(store, settings, listener, this.loss::declare);
-		LocalHandoff handoff = new LocalHandoff(store, settings);
+		LocalHandoff handoff = LocalHandoff.of(store, settings);
 		this.waits = new ScheduledThreadPoolExecutor(1,
 				Continuations.engineThreads("distlock-wait-" + settings.instanceId()));
 		this.waits.setRemoveOnCancelPolicy(true);

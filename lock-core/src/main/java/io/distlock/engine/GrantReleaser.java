@@ -88,10 +88,9 @@ final class GrantReleaser {
 	 * the listener hears of the release there
 	 */
 	CompletableFuture<Void> release(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail) {
-		Grant grant = held.grant();
 		if (held.holds().decrementAndGet() > 0) {
 			this.gates.release(gate);
-			return grant.isLost() ? CompletableFuture.failedFuture(grant.lostException()) : DONE;
+			return held.isLost() ? CompletableFuture.failedFuture(held.lostException()) : DONE;
 		}
 		boolean interrupted = Thread.interrupted();
 		try {
@@ -105,11 +104,12 @@ final class GrantReleaser {
 	}
 
 	private CompletableFuture<Void> releaseGrant(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail) {
-		Grant grant = held.grant();
-		grant.beginRelease();
+		held.beginRelease();
 		this.watchdog.unwatch(held);
+		// Its deadlines stop moving once the watchdog lets go: a handoff passes them on as they are.
+		Grant grant = held.current();
 		long now = System.nanoTime();
-		ReleaseFate fate = fate(grant, gate, holdAtLeast, now);
+		ReleaseFate fate = fate(held, grant, gate, holdAtLeast, now);
 		if (fate == ReleaseFate.HAND_OFF) {
 			Successor next = gate.pickForHandOff(grant);
 			if (next.picked()) {
@@ -136,11 +136,11 @@ final class GrantReleaser {
 	}
 
 	/** Decide what becomes of a grant whose last hold is released: the one place that does. */
-	private ReleaseFate fate(Grant grant, Gate gate, Duration holdAtLeast, long nowNanos) {
+	private ReleaseFate fate(HeldGrant held, Grant grant, Gate gate, Duration holdAtLeast, long nowNanos) {
 		if (keepNanos(grant, holdAtLeast, nowNanos) >= MIN_KEEP_NANOS) {
 			return ReleaseFate.KEEP;
 		}
-		if (grant.state() != Grant.State.RELEASING) {
+		if (held.state() != HeldGrant.State.RELEASING) {
 			// Lost while held: release whatever the store may still hold of it, owner-compared.
 			return ReleaseFate.RELEASE;
 		}
@@ -202,7 +202,7 @@ final class GrantReleaser {
 			Throwable failure) {
 		Grant grant = held.grant();
 		// Only the release itself moves a grant on from RELEASING, and it has not yet.
-		boolean wasActive = grant.state() == Grant.State.RELEASING;
+		boolean wasActive = held.state() == HeldGrant.State.RELEASING;
 		ReleaseOutcome outcome;
 		long yieldNanos = 0;
 		if (failure != null) {
@@ -227,8 +227,8 @@ final class GrantReleaser {
 				this.loss.declareFoundOnRelease(held,
 						"it had already expired or been taken over in the store when it was released");
 			}
-			grant.finishRelease();
-			if (grant.isLost()) {
+			held.finishRelease();
+			if (held.isLost()) {
 				// Also when the watchdog declared the loss first: the holder is told either way.
 				outcome = ReleaseOutcome.LOST;
 			}
@@ -250,8 +250,8 @@ final class GrantReleaser {
 			}
 			this.gates.release(gate);
 		}
-		if (grant.isLost()) {
-			throw new CompletionException(grant.lostException());
+		if (held.isLost()) {
+			throw new CompletionException(held.lostException());
 		}
 		return null;
 	}
@@ -264,7 +264,7 @@ final class GrantReleaser {
 	private Void handedOver(HeldGrant held, Gate gate, long releasedNanos, Successor next) {
 		Grant grant = held.grant();
 		try {
-			grant.finishRelease();
+			held.finishRelease();
 			// The picked waiter holds a reference to the gate of its own: it stays in the map.
 			this.gates.release(gate);
 			if (logger.isDebugEnabled()) {

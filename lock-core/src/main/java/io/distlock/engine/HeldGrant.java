@@ -1,19 +1,40 @@
 package io.distlock.engine;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.distlock.core.HeldLock;
 import io.distlock.core.LockLease;
+import io.distlock.core.LockLostException;
 
 /**
- * A grant as this process holds it: the local gate it occupies, the thread that owns it, the
- * lease its listener knows it by, where its holder's continuations run, and whether any listener
- * was told of it. Shared by the reentrant holds of the grant, each of them a {@link HeldLease};
- * the {@link Grant} itself knows none of this.
+ * A grant as this process holds it: its state (the machine that makes the loss signal fire
+ * exactly once), its validity as renewals move it, the local gate it occupies, the thread that
+ * owns it, the lease its listener knows it by, where its holder's continuations run, and whether
+ * any listener was told of it. Shared by the reentrant holds of the grant, each of them a
+ * {@link HeldLease}; the {@link Grant} itself is the store's answer, a value.
  */
 final class HeldGrant {
+
+	enum State {
+
+		/** Held and believed valid. */
+		ACTIVE,
+		/** The outermost hold is being released; the watchdog leaves it alone. */
+		RELEASING,
+		/** Released by its holder. */
+		RELEASED,
+		/** Lost while held: the loss was signalled. */
+		LOST
+
+	}
 
 	private final Grant grant;
 
@@ -25,8 +46,23 @@ final class HeldGrant {
 
 	private final LockLease lease;
 
+	private final Instant acquiredAt = Instant.now();
+
 	/** How many reentrant holds of the grant are not released yet. */
 	private final AtomicInteger holds = new AtomicInteger(1);
+
+	private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
+
+	private final AtomicLong renewals = new AtomicLong();
+
+	private volatile long validUntilNanos;
+
+	private volatile long nextRenewalNanos;
+
+	private volatile String lossReason;
+
+	/** Guarded by itself; never held around I/O or while running a callback. */
+	private final List<Consumer<? super LockLostException>> lostCallbacks = new ArrayList<>(1);
 
 	/**
 	 * Set when the acquisition this grant answers had been given up: no listener was told it
@@ -50,10 +86,22 @@ final class HeldGrant {
 		this.ownerThread = ownerThread;
 		this.executor = executor;
 		this.lease = lease;
+		this.validUntilNanos = grant.validUntilNanos();
+		this.nextRenewalNanos = grant.nextRenewalNanos();
 	}
 
+	/**
+	 * Return the grant as the store gave it.
+	 */
 	Grant grant() {
 		return this.grant;
+	}
+
+	/**
+	 * Return the grant with the deadlines its renewals have reached: what a handoff passes on.
+	 */
+	Grant current() {
+		return this.grant.withDeadlines(this.validUntilNanos, this.nextRenewalNanos);
 	}
 
 	String gateKey() {
@@ -98,18 +146,115 @@ final class HeldGrant {
 		this.untold = true;
 	}
 
+	State state() {
+		return this.state.get();
+	}
+
+	boolean isActive() {
+		return this.state.get() == State.ACTIVE;
+	}
+
+	boolean isLost() {
+		return this.state.get() == State.LOST;
+	}
+
+	boolean isValid() {
+		State current = this.state.get();
+		return (current == State.ACTIVE || current == State.RELEASING) && remainingNanos() > 0;
+	}
+
+	long remainingNanos() {
+		return this.validUntilNanos - System.nanoTime();
+	}
+
+	long validUntilNanos() {
+		return this.validUntilNanos;
+	}
+
+	long nextRenewalNanos() {
+		return this.nextRenewalNanos;
+	}
+
+	void renewed(long validUntilNanos, long nextRenewalNanos) {
+		this.renewals.incrementAndGet();
+		if (validUntilNanos - this.validUntilNanos > 0) {
+			this.validUntilNanos = validUntilNanos;
+		}
+		this.nextRenewalNanos = nextRenewalNanos;
+	}
+
+	/** Set a new validity deadline after the holder extended a fixed lease, shorter or longer. */
+	void extended(long validUntilNanos) {
+		this.validUntilNanos = validUntilNanos;
+	}
+
+	/**
+	 * Move from ACTIVE to RELEASING.
+	 * @return {@code false} if the grant was already lost
+	 */
+	boolean beginRelease() {
+		return this.state.compareAndSet(State.ACTIVE, State.RELEASING);
+	}
+
+	void finishRelease() {
+		this.state.compareAndSet(State.RELEASING, State.RELEASED);
+	}
+
+	/**
+	 * Record the loss if the grant is still in the given state: {@link State#ACTIVE} while held,
+	 * {@link State#RELEASING} when the release itself discovers the loss.
+	 * @return the callbacks to run if this call recorded the loss, or {@code null} if the grant
+	 * was in another state (already released or lost)
+	 */
+	List<Consumer<? super LockLostException>> markLost(String reason, State from) {
+		if (!this.state.compareAndSet(from, State.LOST)) {
+			return null;
+		}
+		this.lossReason = reason;
+		synchronized (this.lostCallbacks) {
+			List<Consumer<? super LockLostException>> callbacks = new ArrayList<>(this.lostCallbacks);
+			this.lostCallbacks.clear();
+			return callbacks;
+		}
+	}
+
+	/**
+	 * Register a loss callback.
+	 * @return {@code true} if registered, {@code false} if the grant is already lost and the
+	 * caller must run the callback itself
+	 */
+	boolean addLostCallback(Consumer<? super LockLostException> callback) {
+		synchronized (this.lostCallbacks) {
+			if (this.state.get() == State.LOST) {
+				return false;
+			}
+			this.lostCallbacks.add(callback);
+			return true;
+		}
+	}
+
+	/**
+	 * Return a new exception describing the loss of this grant.
+	 */
+	LockLostException lostException() {
+		String key = this.grant.key();
+		long token = this.grant.fencingToken();
+		return new LockLostException(key, token, "Lock for key '" + key + "' (fencing token " + token
+				+ ") was lost while held: " + this.lossReason + ". The data it protected may have been changed concurrently");
+	}
+
 	/**
 	 * Return what the introspection shows of this grant now.
 	 */
 	HeldLock heldLock() {
-		return new HeldLock(this.grant.name(), this.grant.key(), this.grant.acquiredAt(), this.grant.fencingToken(),
-				Duration.ofNanos(Math.max(0, this.grant.remainingNanos())), this.grant.renewals(),
-				this.grant.renewable(), this.holds.get());
+		return new HeldLock(this.grant.name(), this.grant.key(), this.acquiredAt, this.grant.fencingToken(),
+				Duration.ofNanos(Math.max(0, remainingNanos())), this.renewals.get(), this.grant.renewable(),
+				this.holds.get());
 	}
 
 	@Override
 	public String toString() {
-		return "HeldGrant[" + this.grant + ", gate='" + this.gateKey + "']";
+		return "HeldGrant[" + this.grant + ", state=" + this.state.get() + ", gate='" + this.gateKey + "']";
 	}
 
 }

@@ -108,12 +108,12 @@ final class HeldLease implements LockLease {
 
 	@Override
 	public boolean isValid() {
-		return !this.released && this.held.grant().isValid();
+		return !this.released && this.held.isValid();
 	}
 
 	@Override
 	public Duration remaining() {
-		long remaining = isValid() ? this.held.grant().remainingNanos() : 0;
+		long remaining = isValid() ? this.held.remainingNanos() : 0;
 		return Duration.ofNanos(Math.max(0, remaining));
 	}
 

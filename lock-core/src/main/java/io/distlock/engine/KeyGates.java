@@ -96,7 +96,7 @@ final class KeyGates {
 		for (LockMode mode : List.of(LockMode.EXCLUSIVE, LockMode.WRITE)) {
 			Gate gate = this.gates.get(gateKey(mode, key, null, 0));
 			HeldGrant occupant = (gate != null) ? gate.occupant() : null;
-			if (occupant != null && occupant.grant().isActive()) {
+			if (occupant != null && occupant.isActive()) {
 				suspected.add(occupant);
 			}
 		}

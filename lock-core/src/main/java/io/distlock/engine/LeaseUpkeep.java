@@ -53,7 +53,7 @@ final class LeaseUpkeep {
 		// Bounded inside by the validity deadline; the margin here only covers scheduling.
 		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
 		return caller.await(StoreCalls.shielded(() -> confirmAsync(held, caller)),
-				StoreCalls.until(held.grant().validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
+				StoreCalls.until(held.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
 	}
 
 	/**
@@ -78,10 +78,10 @@ final class LeaseUpkeep {
 	 */
 	CompletableFuture<Boolean> confirmAsync(HeldGrant held, Executor tail) {
 		Grant grant = held.grant();
-		if (!grant.isValid()) {
+		if (!held.isValid()) {
 			return CompletableFuture.completedFuture(false);
 		}
-		Duration bound = StoreCalls.until(grant.validUntilNanos());
+		Duration bound = StoreCalls.until(held.validUntilNanos());
 		CompletableFuture<Boolean> call;
 		try {
 			call = this.store.isHeld(grant.heldKey());
@@ -114,7 +114,7 @@ final class LeaseUpkeep {
 		// Bounded inside by the validity deadline; the margin here only covers scheduling.
 		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
 		return caller.await(StoreCalls.shielded(() -> extendAsync(held, leaseTime, caller)),
-				StoreCalls.until(held.grant().validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
+				StoreCalls.until(held.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
 	}
 
 	/**
@@ -129,7 +129,7 @@ final class LeaseUpkeep {
 		long sentNanos;
 		CompletableFuture<Boolean> call;
 		try {
-			this.watchdog.requireExtendable(grant, leaseTime);
+			this.watchdog.requireExtendable(held, leaseTime);
 			sentNanos = System.nanoTime();
 			call = this.store.extend(grant.heldKey(), leaseTime);
 		}
@@ -137,7 +137,7 @@ final class LeaseUpkeep {
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletableFuture<Boolean> extended = new CompletableFuture<>();
-		this.deadlines.within(call, StoreCalls.until(grant.validUntilNanos())).whenCompleteAsync((kept, failure) -> {
+		this.deadlines.within(call, StoreCalls.until(held.validUntilNanos())).whenCompleteAsync((kept, failure) -> {
 			if (failure != null) {
 				extended.completeExceptionally(StoreCalls.unwrap(failure));
 				return;

@@ -2,9 +2,6 @@ package io.distlock.engine;
 
 import java.time.Duration;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import io.distlock.core.WaitStrategy;
 import io.distlock.store.LocalHandoffStore;
 import io.distlock.store.LockMode;
@@ -25,52 +22,43 @@ import io.distlock.store.LockStore;
  * whatever is left of someone else's lease), only while at least half of what a renewal on time
  * leaves is still valid, and only to waiters that ask for a renewed grant.
  * <p>
- * These are the limits and the arithmetic; what becomes of a released grant is decided in one
- * place, {@code GrantReleaser.fate}, which reads them.
+ * A value: the limits of one registry and the arithmetic on them, no state and no I/O. What
+ * becomes of a released grant is decided in one place, {@code GrantReleaser.fate}, which reads
+ * them; the store's handoff operations are called by whoever releases or takes over a grant.
+ *
+ * @param store the store's handoff operations, or {@code null} when it has none or handoff is
+ * off
+ * @param maxHandoffs how many handoffs in a row
+ * @param maxTimeNanos how long after the store's grant a run of handoffs may go on
+ * @param minValidityNanos how much validity a grant must have left to be handed over
+ * @param maxYieldNanos the longest a waiter lets other processes go first
+ * @param polling whether waiters of other processes poll: nobody is woken by a release, so the
+ * yield is long
+ * @param leaseTime the lease a checkpoint keeps a grant for
+ * @param validityNanos the validity of a full lease, less the drift margin
+ * @param renewalNanos the renewal interval
  */
-final class LocalHandoff {
-
-	private static final Log logger = LogFactory.getLog(LocalHandoff.class);
+record LocalHandoff(LocalHandoffStore store, int maxHandoffs, long maxTimeNanos, long minValidityNanos,
+		long maxYieldNanos, boolean polling, Duration leaseTime, long validityNanos, long renewalNanos) {
 
 	private static final long MIN_YIELD_NANOS = Duration.ofMillis(1).toNanos();
 
-	/** The store's handoff operations, or {@code null} when it has none or handoff is off. */
-	private final LocalHandoffStore store;
-
-	private final boolean enabled;
-
-	private final int maxHandoffs;
-
-	private final long maxTimeNanos;
-
-	private final long minValidityNanos;
-
-	private final long maxYieldNanos;
-
-	/** Whether waiters of other processes poll: nobody is woken by a release, so the yield is long. */
-	private final boolean polling;
-
-	private final Duration leaseTime;
-
-	private final long validityNanos;
-
-	private final long renewalNanos;
-
-	LocalHandoff(LockStore store, RegistrySettings settings) {
-		this.store = (settings.maxLocalHandoffs() > 0 && store instanceof LocalHandoffStore handoffStore)
-				? handoffStore : null;
-		this.leaseTime = settings.leaseTime();
-		this.validityNanos = this.leaseTime.minus(settings.driftMarginOf(this.leaseTime)).toNanos();
-		this.renewalNanos = settings.renewalInterval().toNanos();
-		this.enabled = this.store != null;
-		this.maxHandoffs = settings.maxLocalHandoffs();
-		this.maxTimeNanos = settings.maxLocalHandoffTime().toNanos();
+	/**
+	 * Return the handoff limits of a registry over a store.
+	 */
+	static LocalHandoff of(LockStore store, RegistrySettings settings) {
+		Duration leaseTime = settings.leaseTime();
+		long renewalNanos = settings.renewalInterval().toNanos();
 		// A grant renewed on time keeps at least the lease less a renewal interval (and the drift
 		// margin); less than half of that means its renewals are failing: it is not passed on.
-		this.minValidityNanos = Math.max(settings.minValidity().toNanos(),
-				(this.leaseTime.toNanos() - this.renewalNanos) / 2);
-		this.maxYieldNanos = Math.max(MIN_YIELD_NANOS, settings.retryInterval().toNanos());
-		this.polling = settings.waitStrategy() == WaitStrategy.POLLING;
+		long minValidityNanos = Math.max(settings.minValidity().toNanos(), (leaseTime.toNanos() - renewalNanos) / 2);
+		return new LocalHandoff(
+				(settings.maxLocalHandoffs() > 0 && store instanceof LocalHandoffStore handoffStore) ? handoffStore
+						: null,
+				settings.maxLocalHandoffs(), settings.maxLocalHandoffTime().toNanos(), minValidityNanos,
+				Math.max(MIN_YIELD_NANOS, settings.retryInterval().toNanos()),
+				settings.waitStrategy() == WaitStrategy.POLLING, leaseTime,
+				leaseTime.minus(settings.driftMarginOf(leaseTime)).toNanos(), renewalNanos);
 	}
 
 	/**
@@ -78,17 +66,17 @@ final class LocalHandoff {
 	 * request whose grant the watchdog renews.
 	 */
 	Gate.HandedGrant admission(HoldRequest request) {
-		return (this.enabled && request.mode() == LockMode.EXCLUSIVE && request.fixedLease() == null)
+		return (this.store != null && request.mode() == LockMode.EXCLUSIVE && request.fixedLease() == null)
 				? Gate.HandedGrant.ACCEPTED : Gate.HandedGrant.REFUSED;
 	}
 
 	/**
 	 * Return whether the grant is released through
-	 * {@link LocalHandoffStore#releaseExclusive(String, String, long)}, which records handed-over tokens:
-	 * every exclusive grant while local handoff is on.
+	 * {@link LocalHandoffStore#releaseExclusive(String, String, long)}, which records handed-over
+	 * tokens: every exclusive grant while local handoff is on.
 	 */
 	boolean manages(Grant grant) {
-		return this.enabled && grant.mode() == LockMode.EXCLUSIVE;
+		return this.store != null && grant.mode() == LockMode.EXCLUSIVE;
 	}
 
 	/**
@@ -104,7 +92,7 @@ final class LocalHandoff {
 	 * grant the watchdog renews, with enough validity left for the next holder.
 	 */
 	boolean canHandOff(Grant grant, long nowNanos) {
-		return canCheckpoint(grant) && grant.validUntilNanos() - nowNanos >= this.minValidityNanos;
+		return canCheckpoint(grant) && hasValidityToPassOn(grant, nowNanos);
 	}
 
 	/**
@@ -116,10 +104,10 @@ final class LocalHandoff {
 	}
 
 	/**
-	 * Return the lease a checkpoint keeps a grant for.
+	 * Return whether enough of the grant's validity is left for a next holder to take it over.
 	 */
-	Duration leaseTime() {
-		return this.leaseTime;
+	boolean hasValidityToPassOn(Grant grant, long nowNanos) {
+		return grant.validUntilNanos() - nowNanos >= this.minValidityNanos;
 	}
 
 	/**
@@ -130,29 +118,6 @@ final class LocalHandoff {
 	 */
 	Grant kept(Grant grant, long fencingToken, long sentNanos) {
 		return grant.kept(fencingToken, sentNanos, sentNanos + this.validityNanos, sentNanos + this.renewalNanos);
-	}
-
-	/**
-	 * Take over a grant handed to the calling thread.
-	 * @param handed the previous holder's grant
-	 * @param name the logical name of the caller's request
-	 * @return the caller's grant, or {@code null} if so little of the lease was left by now
-	 * that the grant was released in the store instead, and the caller must acquire it there
-	 */
-	Grant takeOver(Grant handed, String name) {
-		long now = System.nanoTime();
-		if (handed.validUntilNanos() - now >= this.minValidityNanos) {
-			return handed.handedOver(name, now);
-		}
-		this.store.releaseExclusive(handed.key(), handed.owner(), lastToken(handed))
-			.whenComplete((released, failure) -> {
-				if (failure != null) {
-					// Best effort: the key expires with its lease, which is no longer renewed.
-					logger.debug("Could not release a stale handed-over lock for key '" + handed.key() + "'",
-							failure);
-				}
-			});
-		return null;
 	}
 
 	/**
@@ -174,7 +139,8 @@ final class LocalHandoff {
 	 * a release calls them itself, so that no class stands between it and the store.
 	 * @throws IllegalStateException if local handoff is off
 	 */
-	LocalHandoffStore store() {
+	@Override
+	public LocalHandoffStore store() {
 		if (this.store == null) {
 			throw new IllegalStateException("Local handoff is off: no grant is released through it");
 		}

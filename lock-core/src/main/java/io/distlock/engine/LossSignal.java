@@ -42,7 +42,7 @@ final class LossSignal {
 	 * Declare a held grant lost; does nothing if it was already released or lost.
 	 */
 	void declare(HeldGrant held, String reason) {
-		List<Consumer<? super LockLostException>> callbacks = held.grant().markLost(reason, Grant.State.ACTIVE);
+		List<Consumer<? super LockLostException>> callbacks = held.markLost(reason, HeldGrant.State.ACTIVE);
 		if (callbacks != null) {
 			// A lost grant must not keep its key from the other threads of this process: they go
 			// to the store now, as other processes' threads may already have. Its holds keep the
@@ -60,7 +60,7 @@ final class LossSignal {
 	 * watchdog declared the loss first. The release leaves the gate itself.
 	 */
 	void declareFoundOnRelease(HeldGrant held, String reason) {
-		List<Consumer<? super LockLostException>> callbacks = held.grant().markLost(reason, Grant.State.RELEASING);
+		List<Consumer<? super LockLostException>> callbacks = held.markLost(reason, HeldGrant.State.RELEASING);
 		if (callbacks != null) {
 			tell(held, callbacks);
 		}
@@ -68,7 +68,7 @@ final class LossSignal {
 
 	private void tell(HeldGrant held, List<Consumer<? super LockLostException>> callbacks) {
 		Grant grant = held.grant();
-		LockLostException lost = grant.lostException();
+		LockLostException lost = held.lostException();
 		boolean told = !held.isUntold();
 		if (told) {
 			this.counter.recordLoss();
@@ -90,8 +90,8 @@ final class LossSignal {
 
 	void addCallback(HeldGrant held, Consumer<? super LockLostException> callback) {
 		Grant grant = held.grant();
-		if (!grant.addLostCallback(callback)) {
-			LockLostException lost = grant.lostException();
+		if (!held.addLostCallback(callback)) {
+			LockLostException lost = held.lostException();
 			this.continuations.run(held.executor(), () -> run(grant, callback, lost));
 		}
 	}

@@ -3,6 +3,7 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -173,19 +174,21 @@ final class PendingHold {
 	}
 
 	/**
-	 * Take over a grant handed over after a wait; with too little of its lease left, go to the
-	 * store on the timer, never on the releasing thread, which may be the driver's.
+	 * Take over a grant handed over after a wait. With too little of its lease left by now, give
+	 * it back in the store (recording its token) and go to the store on the timer, never on the
+	 * releasing thread, which may be the driver's.
 	 */
 	private void takeHandedOver(Grant handed) {
 		step(() -> {
 			this.parts.deadlines().requireOpen();
-			Grant taken = this.parts.handoff().takeOver(handed, this.request.name());
-			if (taken != null) {
-				granted(taken);
+			long now = System.nanoTime();
+			LocalHandoff handoff = this.parts.handoff();
+			if (handoff.hasValidityToPassOn(handed, now)) {
+				granted(handed.handedOver(this.request.name(), now));
+				return;
 			}
-			else {
-				execute(() -> proceed(Admission.FREE));
-			}
+			giveBack(() -> handoff.store().releaseExclusive(handed.key(), handed.owner(), LocalHandoff.lastToken(handed)));
+			execute(() -> proceed(Admission.FREE));
 		});
 	}
 
@@ -250,7 +253,7 @@ final class PendingHold {
 			long validUntil = settings.validUntilNanos(sentNanos, this.leaseTime);
 			long minValidityNanos = Math.max(1, settings.minValidity().toNanos());
 			if (validUntil - now >= minValidityNanos) {
-				granted(new Grant(this.request, owner, answer.fencingToken(), this.leaseTime, sentNanos, validUntil,
+				granted(Grant.of(this.request, owner, answer.fencingToken(), this.leaseTime, sentNanos, validUntil,
 						sentNanos + settings.renewalInterval().toNanos()));
 				return;
 			}
@@ -312,17 +315,21 @@ final class PendingHold {
 	 * key expires with its lease anyway.
 	 */
 	private void giveBack(LockMode mode, String owner) {
-		String key = this.request.key();
-		CompletableFuture<Boolean> call;
+		giveBack(() -> this.parts.store().release(mode, this.request.key(), owner));
+	}
+
+	private void giveBack(Supplier<CompletableFuture<?>> release) {
+		CompletableFuture<?> call;
 		try {
-			call = this.parts.store().release(mode, key, owner);
+			call = release.get();
 		}
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
+		String key = this.request.key();
 		this.parts.deadlines().within(call, StoreCalls.RELEASE_TIMEOUT).whenComplete((released, failure) -> {
 			if (failure != null) {
-				logger.debug("Could not give back lock for key '" + key + "' after a failed acquisition", failure);
+				logger.debug("Could not give back lock for key '" + key + "'", failure);
 			}
 		});
 	}

@@ -69,7 +69,7 @@ final class ThreadHolds {
 			throw new InterruptedException();
 		}
 		ThreadBinding own = ownBinding(mode, key);
-		if (own != null && own.grant().isLost() && own.held().holds().get() > 0
+		if (own != null && own.held().isLost() && own.held().holds().get() > 0
 				&& waitNanos != HoldRequest.WAIT_FOREVER) {
 			// tryLock: the thread's own lost hold keeps the lock from it until it unlocks that hold
 			// (one another thread released already keeps nothing: that is a new acquisition),
@@ -109,7 +109,7 @@ final class ThreadHolds {
 
 	boolean isHeldByCurrentThread(LockMode mode, String key) {
 		ThreadBinding own = ownBinding(mode, key);
-		return own != null && own.grant().isValid();
+		return own != null && own.held().isValid();
 	}
 
 	/**
@@ -201,8 +201,8 @@ final class ThreadHolds {
 	 * @return the new hold, or {@code null} if the grant's holds are all released
 	 */
 	private static HeldLease reenter(ThreadBinding own, Gate gate) {
-		Grant grant = own.grant();
-		AtomicInteger holds = own.held().holds();
+		HeldGrant held = own.held();
+		AtomicInteger holds = held.holds();
 		int count;
 		do {
 			count = holds.get();
@@ -210,8 +210,8 @@ final class ThreadHolds {
 				// Never from zero: the release that took it there hands over or deletes the grant.
 				return null;
 			}
-			if (grant.isLost()) {
-				throw grant.lostException();
+			if (held.isLost()) {
+				throw held.lostException();
 			}
 		}
 		while (!holds.compareAndSet(count, count + 1));
@@ -252,7 +252,7 @@ final class ThreadHolds {
 			return;
 		}
 		ThreadBinding own = find(KeyGates.gateKey(held, request.key(), current, 0), current);
-		if (own != null && own.grant().isActive()) {
+		if (own != null && own.held().isActive()) {
 			throw new IllegalMonitorStateException("Cannot take the " + request.mode().name().toLowerCase(Locale.ROOT)
 					+ " lock for key '" + request.key() + "' while the current thread holds its "
 					+ held.name().toLowerCase(Locale.ROOT)
@@ -276,7 +276,7 @@ final class ThreadHolds {
 			return null;
 		}
 		ThreadBinding write = find(KeyGates.gateKey(LockMode.WRITE, request.key(), current, 0), current);
-		return (write != null && write.grant().isActive()) ? write.grant().owner() : null;
+		return (write != null && write.held().isActive()) ? write.grant().owner() : null;
 	}
 
 	/** One thread's claim on one gate key. Threads compare by identity. */

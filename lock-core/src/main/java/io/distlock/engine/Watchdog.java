@@ -93,8 +93,8 @@ final class Watchdog implements AutoCloseable {
 				this.renewable.add(held);
 				startTicking();
 			}
-			if (!grant.renewable() || grant.validUntilNanos() - grant.nextRenewalNanos() <= 2 * this.tickNanos) {
-				scheduleDeadlineCheck(held, grant.remainingNanos());
+			if (!grant.renewable() || held.validUntilNanos() - held.nextRenewalNanos() <= 2 * this.tickNanos) {
+				scheduleDeadlineCheck(held, held.remainingNanos());
 			}
 		}
 		catch (RejectedExecutionException ex) {
@@ -123,16 +123,17 @@ final class Watchdog implements AutoCloseable {
 	 * @throws IllegalStateException if it is renewed by the watchdog or was released
 	 * @throws IllegalArgumentException if the lease is too short
 	 */
-	void requireExtendable(Grant grant, Duration leaseTime) {
+	void requireExtendable(HeldGrant held, Duration leaseTime) {
 		this.settings.requireGrantable(leaseTime, "leaseTime");
-		if (grant.isLost()) {
-			throw grant.lostException();
+		if (held.isLost()) {
+			throw held.lostException();
 		}
+		Grant grant = held.grant();
 		if (grant.renewable()) {
 			throw new IllegalStateException("Cannot extend lock for key '" + grant.key()
 					+ "': it has no fixed lease and the watchdog renews it while it is held");
 		}
-		if (!grant.isActive()) {
+		if (!held.isActive()) {
 			throw new IllegalStateException("Cannot extend lock for key '" + grant.key() + "': it was released");
 		}
 	}
@@ -144,13 +145,12 @@ final class Watchdog implements AutoCloseable {
 	 * was on its way (the loss was signalled then)
 	 */
 	void extended(HeldGrant held, Duration leaseTime, long sentNanos) {
-		Grant grant = held.grant();
-		if (!grant.isActive()) {
-			throw grant.lostException();
+		if (!held.isActive()) {
+			throw held.lostException();
 		}
-		grant.extended(this.settings.validUntilNanos(sentNanos, leaseTime));
+		held.extended(this.settings.validUntilNanos(sentNanos, leaseTime));
 		unwatch(held);
-		scheduleDeadlineCheck(held, grant.remainingNanos());
+		scheduleDeadlineCheck(held, held.remainingNanos());
 	}
 
 	/**
@@ -189,12 +189,12 @@ final class Watchdog implements AutoCloseable {
 
 	private void checkDeadline(HeldGrant held) {
 		Grant grant = held.grant();
-		if (!grant.isActive()) {
+		if (!held.isActive()) {
 			// Released or lost since: a check a release raced with leaves no entry behind.
 			this.deadlineChecks.remove(held);
 			return;
 		}
-		long remaining = grant.remainingNanos();
+		long remaining = held.remainingNanos();
 		if (remaining > 0) {
 			scheduleDeadlineCheck(held, remaining);
 			return;
@@ -220,12 +220,11 @@ final class Watchdog implements AutoCloseable {
 		long horizon = System.nanoTime() + this.tickNanos;
 		List<HeldGrant> due = new ArrayList<>();
 		for (HeldGrant held : this.renewable) {
-			Grant grant = held.grant();
-			if (grant.isActive() && grant.nextRenewalNanos() - horizon <= 0) {
+			if (held.isActive() && held.nextRenewalNanos() - horizon <= 0) {
 				if (!this.deadlineChecks.containsKey(held)) {
 					// Armed even while a previous batch hangs: the deadline is what tells the
 					// holder then.
-					scheduleDeadlineCheck(held, grant.remainingNanos());
+					scheduleDeadlineCheck(held, held.remainingNanos());
 				}
 				due.add(held);
 			}

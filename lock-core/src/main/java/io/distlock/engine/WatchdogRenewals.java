@@ -61,11 +61,11 @@ final class WatchdogRenewals {
 
 	private void renewBatch(List<HeldGrant> batch, List<HeldGrant> refused) {
 		List<LockStore.HeldKey> keys = new ArrayList<>(batch.size());
-		long earliestDeadline = batch.get(0).grant().validUntilNanos();
+		long earliestDeadline = batch.get(0).validUntilNanos();
 		for (HeldGrant held : batch) {
 			keys.add(held.grant().heldKey());
-			if (held.grant().validUntilNanos() - earliestDeadline < 0) {
-				earliestDeadline = held.grant().validUntilNanos();
+			if (held.validUntilNanos() - earliestDeadline < 0) {
+				earliestDeadline = held.validUntilNanos();
 			}
 		}
 		long sentNanos = System.nanoTime();
@@ -101,16 +101,15 @@ final class WatchdogRenewals {
 			if (renewed[i]) {
 				renewed(held, sentNanos);
 			}
-			else if (held.grant().isActive()) {
+			else if (held.isActive()) {
 				refused.add(held);
 			}
 		}
 	}
 
 	private void renewed(HeldGrant held, long sentNanos) {
-		Grant grant = held.grant();
-		grant.renewed(sentNanos + this.leaseNanos - this.driftNanos, sentNanos + this.renewalNanos);
-		if (grant.isActive()) {
+		held.renewed(sentNanos + this.leaseNanos - this.driftNanos, sentNanos + this.renewalNanos);
+		if (held.isActive()) {
 			this.listener.onRenewed(held.lease());
 		}
 	}

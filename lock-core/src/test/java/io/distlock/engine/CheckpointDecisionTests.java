@@ -111,7 +111,7 @@ class CheckpointDecisionTests {
 		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
 				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD, null);
 		long now = System.nanoTime();
-		return new Grant(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(),
+		return Grant.of(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(),
 				now + Duration.ofSeconds(10).toNanos());
 	}
 

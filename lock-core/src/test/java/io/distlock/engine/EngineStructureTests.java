@@ -81,7 +81,7 @@ class EngineStructureTests {
 	 */
 	private static ArchRule noWallClockReadsIn(String packageName) {
 		DescribedPredicate<JavaCall<?>> wallClock = new DescribedPredicate<>(
-				"read the wall clock outside Grant's constructor and LossCounter") {
+				"read the wall clock outside HeldGrant's constructor and LossCounter") {
 
 			@Override
 			public boolean test(JavaCall<?> call) {
@@ -91,7 +91,7 @@ class EngineStructureTests {
 						|| (owner.equals(Instant.class.getName()) && name.equals("now"))
 						|| call.getTargetOwner().isAssignableTo(Clock.class);
 				String origin = call.getOriginOwner().getSimpleName();
-				boolean display = (origin.equals("Grant") && call.getOrigin().isConstructor())
+				boolean display = (origin.equals("HeldGrant") && call.getOrigin().isConstructor())
 						|| origin.equals("LossCounter");
 				return read && !display;
 			}

@@ -78,7 +78,7 @@ class GateTests {
 	void aGrantIsHandedOnlyToAWaiterThatCanTakeOne() {
 		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
 				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD, null);
-		Grant grant = new Grant(request, "owner", 7, Duration.ofSeconds(30), System.nanoTime(),
+		Grant grant = Grant.of(request, "owner", 7, Duration.ofSeconds(30), System.nanoTime(),
 				System.nanoTime() + Duration.ofSeconds(29).toNanos(), System.nanoTime());
 		this.gate.tryEnter();
 		assertThat(this.gate.pickForHandOff(grant)).as("nobody waits").isSameAs(Successor.NONE);
@@ -134,7 +134,7 @@ class GateTests {
 		HoldRequest request = new HoldRequest(LockMode.EXCLUSIVE, "k", "n", HoldRequest.WAIT_FOREVER, null,
 				HoldRequest.Holder.THREAD, HoldRequest.Waiter.UNINTERRUPTIBLE_THREAD, null);
 		long now = System.nanoTime();
-		return new Grant(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(), now);
+		return Grant.of(request, "owner", 7, Duration.ofSeconds(30), now, now + Duration.ofSeconds(29).toNanos(), now);
 	}
 
 	@Test
