@@ -9,27 +9,17 @@ import io.distlock.core.LockLease;
 import io.distlock.store.LockMode;
 
 /**
- * The {@link DistLock} view of one key of a registry. It holds no state of its own, so obtaining
- * locks for any number of keys costs nothing that stays.
+ * The {@link DistLock} view of one key of a registry: a value (the registry's thread holds, the
+ * kind of lock and the key) whose methods ask the {@link ThreadHolds}. It holds no state of its
+ * own, so obtaining locks for any number of keys costs nothing that stays. Two views are equal
+ * when they name the same key and kind of lock of the same registry: they lock and unlock the
+ * same thing.
+ *
+ * @param holds the thread holds of the registry (compared by identity)
+ * @param mode the kind of lock
+ * @param key the key to lock
  */
-final class RegistryLock implements DistLock {
-
-	private final ThreadHolds holds;
-
-	private final LockMode mode;
-
-	private final String key;
-
-	RegistryLock(ThreadHolds holds, LockMode mode, String key) {
-		this.holds = holds;
-		this.mode = mode;
-		this.key = key;
-	}
-
-	@Override
-	public String key() {
-		return this.key;
-	}
+record RegistryLock(ThreadHolds holds, LockMode mode, String key) implements DistLock {
 
 	@Override
 	public void lock() {
@@ -93,21 +83,6 @@ final class RegistryLock implements DistLock {
 	@Override
 	public LockLease lease() {
 		return this.holds.currentLease(this.mode, this.key);
-	}
-
-	/**
-	 * Two views are equal when they name the same key and kind of lock of the same registry: they
-	 * lock and unlock the same thing.
-	 */
-	@Override
-	public boolean equals(Object other) {
-		return this == other || (other instanceof RegistryLock that && this.holds == that.holds
-				&& this.mode == that.mode && this.key.equals(that.key));
-	}
-
-	@Override
-	public int hashCode() {
-		return 31 * (31 * System.identityHashCode(this.holds) + this.mode.hashCode()) + this.key.hashCode();
 	}
 
 	@Override
