@@ -3,6 +3,7 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -84,14 +85,11 @@ final class PendingHold {
 		}
 		GateWaiter queued = this.waiter;
 		if (queued != null && this.gate.withdraw(queued)) {
-			cancelTimer();
+			ifWaiting(HoldWait::cancelTimer);
 			this.parts.gates().release(this.gate);
 			return true;
 		}
-		HoldWait waiting = waitIfAny();
-		if (waiting != null) {
-			waiting.wakeUp();
-		}
+		ifWaiting(HoldWait::wakeUp);
 		return true;
 	}
 
@@ -160,7 +158,7 @@ final class PendingHold {
 	 */
 	private void admittedAfterWait(Admission admission) {
 		this.waiter = null;
-		cancelTimer();
+		ifWaiting(HoldWait::cancelTimer);
 		Grant handed = admission.handedOff();
 		if (handed == null) {
 			execute(() -> proceed(admission));
@@ -278,7 +276,7 @@ final class PendingHold {
 
 	/** Make the grant a hold (the lease, the gate's occupant, the watchdog's charge), complete with it. */
 	private void granted(Grant grant) {
-		stopWaiting();
+		ifWaiting(HoldWait::stopListening);
 		HeldLease lease = new HeldLease(grant, this.gate, this.ownerThread, this.request.executor(),
 				this.parts.releaser(), this.parts.upkeep(), this.parts.continuations());
 		HeldGrant held = lease.held();
@@ -342,13 +340,13 @@ final class PendingHold {
 		if (this.request.mode() == LockMode.FAIR) {
 			giveBack(LockMode.FAIR, owner(0));
 		}
-		stopWaiting();
+		ifWaiting(HoldWait::stopListening);
 		this.gate.leave();
 		finish(null);
 	}
 
 	private void fail(Throwable failure) {
-		stopWaiting();
+		ifWaiting(HoldWait::stopListening);
 		this.gate.leave();
 		this.parts.gates().release(this.gate);
 		this.result.completeExceptionally(failure);
@@ -360,13 +358,6 @@ final class PendingHold {
 		this.result.complete(lease);
 	}
 
-	private void stopWaiting() {
-		HoldWait waiting = waitIfAny();
-		if (waiting != null) {
-			waiting.stopListening();
-		}
-	}
-
 	private synchronized HoldWait waiting() {
 		if (this.wait == null) {
 			this.wait = new HoldWait(this.parts.deadlines(), this.parts.notifications(), this.gate);
@@ -374,14 +365,14 @@ final class PendingHold {
 		return this.wait;
 	}
 
-	private synchronized HoldWait waitIfAny() {
-		return this.wait;
-	}
-
-	private void cancelTimer() {
-		HoldWait waiting = waitIfAny();
+	/** Act on this acquisition's wait, if it ever waited. */
+	private void ifWaiting(Consumer<HoldWait> action) {
+		HoldWait waiting;
+		synchronized (this) {
+			waiting = this.wait;
+		}
 		if (waiting != null) {
-			waiting.cancelTimer();
+			action.accept(waiting);
 		}
 	}
 
