@@ -174,7 +174,7 @@ final class HeldLease implements LockLease {
 			// Bounded inside: a release waits at most RELEASE_TIMEOUT for the store, then the key
 			// is left to expire. The margin here only covers scheduling. The store's answer is
 			// finished on this thread, which waits for it anyway, not on the driver's.
-			WaitingCaller caller = new WaitingCaller(this.continuations.placing(this.held.executor()));
+			WaitingCaller caller = new WaitingCaller(this.continuations, this.held.executor());
 			caller.await(this.releaser.release(this.held, this.gate, holdAtLeast, caller),
 					StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
 		}

@@ -51,7 +51,7 @@ final class LeaseUpkeep {
 	 */
 	boolean confirm(HeldGrant held) {
 		// Bounded inside by the validity deadline; the margin here only covers scheduling.
-		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
+		WaitingCaller caller = new WaitingCaller(this.continuations, null);
 		return caller.await(StoreCalls.shielded(() -> confirmAsync(held, caller)),
 				StoreCalls.until(held.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
 	}
@@ -112,7 +112,7 @@ final class LeaseUpkeep {
 	 */
 	boolean extend(HeldGrant held, Duration leaseTime) {
 		// Bounded inside by the validity deadline; the margin here only covers scheduling.
-		WaitingCaller caller = new WaitingCaller(this.continuations.placing(null));
+		WaitingCaller caller = new WaitingCaller(this.continuations, null);
 		return caller.await(StoreCalls.shielded(() -> extendAsync(held, leaseTime, caller)),
 				StoreCalls.until(held.validUntilNanos()).plus(StoreCalls.RELEASE_TIMEOUT));
 	}

@@ -12,13 +12,16 @@ import java.util.concurrent.locks.LockSupport;
  * A blocking caller as an {@link Executor}: what the store's reply leads to (the end of a
  * release, its listener call) runs on the thread that waits for it, which the reply wakes once,
  * as completing a future would, instead of on the driver's thread that carries the reply. A task
- * that arrives after the caller stopped waiting goes to the fallback.
+ * that arrives after the caller stopped waiting goes where {@link Continuations} places the
+ * hold's continuations, asked only then: a reply in time never needs it.
  */
 final class WaitingCaller implements Executor {
 
 	private final Thread caller = Thread.currentThread();
 
-	private final Executor fallback;
+	private final Continuations continuations;
+
+	private final Executor executor;
 
 	private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
@@ -26,10 +29,12 @@ final class WaitingCaller implements Executor {
 
 	/**
 	 * Create the executor of the calling thread, which must then {@link #await} on it.
-	 * @param fallback where tasks go once the caller has stopped waiting
+	 * @param continuations what places tasks that arrive once the caller has stopped waiting
+	 * @param executor the hold's executor, or {@code null} for the default
 	 */
-	WaitingCaller(Executor fallback) {
-		this.fallback = fallback;
+	WaitingCaller(Continuations continuations, Executor executor) {
+		this.continuations = continuations;
+		this.executor = executor;
 	}
 
 	@Override
@@ -37,7 +42,7 @@ final class WaitingCaller implements Executor {
 		this.tasks.add(task);
 		if (this.left) {
 			// The caller may have drained the queue before this task was in it.
-			drainTo(this.fallback);
+			drainToFallback();
 		}
 		else {
 			LockSupport.unpark(this.caller);
@@ -47,7 +52,7 @@ final class WaitingCaller implements Executor {
 	/**
 	 * Run the tasks given to this executor until the future completes, at most the given time.
 	 * An interrupt does not end the wait (the caller must learn the outcome); it is kept in the
-	 * thread's flag. Tasks still queued or arriving later go to the fallback.
+	 * thread's flag. Tasks still queued or arriving later are placed as the hold's continuations are.
 	 * @return the future's value
 	 * @throws RuntimeException the future's failure, or a
 	 * {@link StoreCalls.StoreTimeoutException} once the bound has passed
@@ -76,7 +81,7 @@ final class WaitingCaller implements Executor {
 		}
 		finally {
 			this.left = true;
-			drainTo(this.fallback);
+			drainToFallback();
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
@@ -92,9 +97,9 @@ final class WaitingCaller implements Executor {
 		}
 	}
 
-	private void drainTo(Executor executor) {
+	private void drainToFallback() {
 		for (Runnable task = this.tasks.poll(); task != null; task = this.tasks.poll()) {
-			executor.execute(task);
+			this.continuations.run(this.executor, task);
 		}
 	}
 
