@@ -35,7 +35,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 
 	private final RegistrySettings settings;
 
-	private final KeyGates gates = new KeyGates();
+	private final Gate.Table gates = new Gate.Table();
 
 	private final ThreadHolds threadHolds;
 

@@ -1,16 +1,22 @@
 package io.distlock.engine;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.distlock.store.LockMode;
 
 /**
- * The local gate of one key: only the acquisition that passes it talks to the store for that
- * key; the other acquisitions of this process queue on it in arrival order. The gate stays
- * closed while the key is held, so reentrancy costs no round trip.
+ * The local gate of one key, the one owner of that key's local state: its queue, the grant held
+ * under it, and whether a grant may pass to the next waiter. Only the acquisition that passes it
+ * talks to the store for that key; the other acquisitions of this process queue on it in arrival
+ * order. The gate stays closed while the key is held, so reentrancy costs no round trip. Gates
+ * are made, found and dropped by their registry's {@link Table} only.
  * <p>
  * A waiter is a future, not a parked thread: whoever leaves the gate completes the first
  * waiter's future with its {@link Admission}, so a waiter that is admitted can no longer time
@@ -22,16 +28,11 @@ import io.distlock.store.LockMode;
  */
 final class Gate {
 
-	/** The local identity: a key and mode, or one reader's hold. */
+	/** The local identity: a key and mode, or one reader's hold (see {@link HoldRequest#gateKey}). */
 	private final String gateKey;
 
-	/** The key in the store, shared by every gate of the same user key. */
-	private final String key;
-
-	private final LockMode mode;
-
-	/** Guarded by the {@link KeyGates} map's bin lock. */
-	int references;
+	/** How many holds and waits use this gate; guarded by the {@link Table} map's bin lock. */
+	private int references;
 
 	/** Guards the fields below it; never held around I/O or while completing a future. */
 	private final ReentrantLock lock = new ReentrantLock();
@@ -40,31 +41,15 @@ final class Gate {
 
 	private boolean occupied;
 
-	/** A release notification that arrived while nobody awaited one. */
-	private boolean releaseSignalled;
-
-	/** Completed by the next release notification: the acquisition that waits for the store. */
-	private CompletableFuture<Void> releaseAwaited;
-
 	/** The grant held under this gate, if any. */
 	private volatile HeldGrant occupant;
 
-	Gate(String gateKey, String key, LockMode mode) {
+	private Gate(String gateKey) {
 		this.gateKey = gateKey;
-		this.key = key;
-		this.mode = mode;
 	}
 
 	String gateKey() {
 		return this.gateKey;
-	}
-
-	String key() {
-		return this.key;
-	}
-
-	LockMode mode() {
-		return this.mode;
 	}
 
 	/**
@@ -90,8 +75,8 @@ final class Gate {
 	 * @param handedGrant whether the waiter can take a grant handed over by the last holder
 	 * @return the waiter, whose {@link GateWaiter#admission()} completes when it is admitted
 	 */
-	GateWaiter enter(HandedGrant handedGrant) {
-		GateWaiter waiter = new GateWaiter(handedGrant == HandedGrant.ACCEPTED, new CompletableFuture<>());
+	GateWaiter enter(GateWaiter.HandedGrant handedGrant) {
+		GateWaiter waiter = new GateWaiter(handedGrant == GateWaiter.HandedGrant.ACCEPTED, new CompletableFuture<>());
 		this.lock.lock();
 		try {
 			if (!this.occupied) {
@@ -194,59 +179,6 @@ final class Gate {
 	}
 
 	/**
-	 * Wake the acquisition that waits for the store to release the key, or, if none waits right
-	 * now, let the next one that does go at once. A burst of notifications wakes it once.
-	 */
-	void signalReleased() {
-		CompletableFuture<Void> awaited;
-		this.lock.lock();
-		try {
-			awaited = this.releaseAwaited;
-			this.releaseAwaited = null;
-			this.releaseSignalled = (awaited == null);
-		}
-		finally {
-			this.lock.unlock();
-		}
-		if (awaited != null) {
-			awaited.complete(null);
-		}
-	}
-
-	/**
-	 * Forget notifications that arrived before the attempt about to be sent: it sees their
-	 * releases itself.
-	 */
-	void clearReleaseSignals() {
-		this.lock.lock();
-		try {
-			this.releaseSignalled = false;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/**
-	 * Return a future completed by the next release notification, or already completed if one
-	 * arrived since the signals were last cleared. Whoever waits on it also bounds the wait.
-	 */
-	CompletableFuture<Void> awaitRelease() {
-		this.lock.lock();
-		try {
-			if (this.releaseSignalled) {
-				this.releaseSignalled = false;
-				return CompletableFuture.completedFuture(null);
-			}
-			this.releaseAwaited = new CompletableFuture<>();
-			return this.releaseAwaited;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/**
 	 * Pick the first waiter, or open the gate if there is none. With a grant to hand over, pick
 	 * only a waiter that can take one, and otherwise change nothing. The waiter picked is out of
 	 * the queue, so it cannot withdraw any more, but is not admitted yet: no lock is held while
@@ -282,14 +214,80 @@ final class Gate {
 		return new Successor(next, (handOff != null || yield > 0) ? new Admission(handOff, yield) : Admission.FREE);
 	}
 
-	/** Whether a waiter can take a grant handed over by the last holder. */
-	enum HandedGrant {
+	/**
+	 * The gates of one registry, reference counted: a gate exists while some hold or wait uses
+	 * its key, and disappears with the last of them, so that any number of distinct keys locked
+	 * over time leaves nothing behind. The only place that makes, finds or drops gates.
+	 */
+	static final class Table {
 
-		/** It can: it asks for an exclusive grant the watchdog renews. */
-		ACCEPTED,
+		private final ConcurrentMap<String, Gate> gates = new ConcurrentHashMap<>();
 
-		/** It cannot: it must ask the store itself. */
-		REFUSED
+		/**
+		 * Return the gate with the given local identity (see {@link HoldRequest#gateKey}),
+		 * counting one more reference to it.
+		 */
+		Gate retain(String gateKey) {
+			// compute runs under the map's bin lock: the count and the mapping change together.
+			return this.gates.compute(gateKey, (k, gate) -> {
+				Gate retained = (gate != null) ? gate : new Gate(k);
+				retained.references++;
+				return retained;
+			});
+		}
+
+		/**
+		 * Drop one reference to a gate; the last one removes it.
+		 */
+		void release(Gate gate) {
+			this.gates.computeIfPresent(gate.gateKey, (k, current) -> {
+				if (current != gate) {
+					return current;
+				}
+				return (--current.references == 0) ? null : current;
+			});
+		}
+
+		/**
+		 * Return the gate with the given local identity if some hold or wait uses it.
+		 */
+		Gate find(String gateKey) {
+			return this.gates.get(gateKey);
+		}
+
+		/**
+		 * Return the grants held now, one per gate that has an occupant.
+		 */
+		List<HeldGrant> occupants() {
+			List<HeldGrant> occupants = new ArrayList<>();
+			for (Gate gate : this.gates.values()) {
+				HeldGrant occupant = gate.occupant;
+				if (occupant != null) {
+					occupants.add(occupant);
+				}
+			}
+			return occupants;
+		}
+
+		/**
+		 * Return the active grants that a store's word of a key gone may concern: the exclusive
+		 * and write holds of that key, whose gate a store key names directly.
+		 */
+		List<HeldGrant> suspected(String key) {
+			List<HeldGrant> suspected = new ArrayList<>(1);
+			for (LockMode mode : List.of(LockMode.EXCLUSIVE, LockMode.WRITE)) {
+				Gate gate = this.gates.get(HoldRequest.gateKey(mode, key, null, 0));
+				HeldGrant occupant = (gate != null) ? gate.occupant : null;
+				if (occupant != null && occupant.isActive()) {
+					suspected.add(occupant);
+				}
+			}
+			return suspected;
+		}
+
+		int size() {
+			return this.gates.size();
+		}
 
 	}
 

@@ -10,4 +10,15 @@ import java.util.concurrent.CompletableFuture;
  */
 record GateWaiter(boolean acceptsHandoff, CompletableFuture<Admission> admission) {
 
+	/** Whether a waiter can take a grant handed over by the last holder. */
+	enum HandedGrant {
+
+		/** It can: it asks for an exclusive grant the watchdog renews. */
+		ACCEPTED,
+
+		/** It cannot: it must ask the store itself. */
+		REFUSED
+
+	}
+
 }

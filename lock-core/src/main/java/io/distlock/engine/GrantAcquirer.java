@@ -49,8 +49,7 @@ final class GrantAcquirer {
 	HeldLease hold(HoldRequest request) throws InterruptedException {
 		long startNanos = System.nanoTime();
 		long holdId = this.sequence.incrementAndGet();
-		Gate gate = this.parts.gates().retain(KeyGates.gateKey(request.mode(), request.key(), null, holdId),
-				request.key(), request.mode());
+		Gate gate = this.parts.gates().retain(HoldRequest.gateKey(request.mode(), request.key(), null, holdId));
 		HeldLease lease = await(new PendingHold(this.parts, request, gate, holdId, startNanos, null, null),
 				startNanos);
 		if (lease != null) {
@@ -113,8 +112,7 @@ final class GrantAcquirer {
 	CompletableFuture<LockLease> holdAsync(HoldRequest request) {
 		long startNanos = System.nanoTime();
 		long holdId = this.sequence.incrementAndGet();
-		Gate gate = this.parts.gates().retain(KeyGates.gateKey(request.mode(), request.key(), null, holdId),
-				request.key(), request.mode());
+		Gate gate = this.parts.gates().retain(HoldRequest.gateKey(request.mode(), request.key(), null, holdId));
 		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, null, null);
 		// Told on the asking thread, where an observation in scope is the acquisition's parent.
 		LockListener.Acquisition told = this.listener.onAsyncAcquiring(request.name(), request.key());

@@ -37,7 +37,7 @@ final class GrantReleaser {
 
 	private final LockListener listener;
 
-	private final KeyGates gates;
+	private final Gate.Table gates;
 
 	private final Watchdog watchdog;
 
@@ -54,7 +54,7 @@ final class GrantReleaser {
 
 	private final Checkpoints checkpoints;
 
-	GrantReleaser(LockStore store, RegistrySettings settings, LockListener listener, KeyGates gates,
+	GrantReleaser(LockStore store, RegistrySettings settings, LockListener listener, Gate.Table gates,
 			Consumer<HeldGrant> unbind, Watchdog watchdog, LossSignal loss, LocalHandoff handoff, CallDeadlines deadlines) {
 		this.settings = settings;
 		this.deadlines = deadlines;

@@ -73,7 +73,7 @@ final class HeldGrant {
 	/**
 	 * Create the local hold of a grant.
 	 * @param grant the grant
-	 * @param gateKey the local identity of the gate it occupies (see {@link KeyGates#gateKey})
+	 * @param gateKey the local identity of the gate it occupies (see {@link HoldRequest#gateKey})
 	 * @param ownerThread the thread that owns it and may re-enter it, {@code null} for a hold its
 	 * lease owns
 	 * @param executor where its holder's continuations run, {@code null} for the registry's

@@ -133,4 +133,31 @@ record HoldRequest(LockMode mode, String key, String name, long waitNanos, Durat
 
 	}
 
+	/**
+	 * Return the local identity of a hold, the key of its {@link Gate}. Exclusive and write
+	 * locks have one gate per key, so that threads of this process queue locally and only one of
+	 * them talks to the store. Readers and fair waiters have one gate per thread: readers so that
+	 * they do not exclude each other, fair waiters so that each takes its own place in the store's
+	 * queue the moment it arrives.
+	 * <p>
+	 * Identities never collide across keys or kinds of lock, whatever characters a key holds: the
+	 * other kinds begin with a NUL character and a name of their kind, and end with the holder
+	 * (which holds no NUL), and an exclusive key that begins with NUL gets a name of its own too,
+	 * so a key that spells another lock's identity is still its own lock. Any other exclusive key
+	 * is its own identity, at no cost.
+	 * @param holder the owning thread, or {@code null} for a hold no thread owns
+	 */
+	static String gateKey(LockMode mode, String key, Thread holder, long uniqueId) {
+		return switch (mode) {
+			case EXCLUSIVE -> (key.charAt(0) != '\u0000') ? key : "\u0000exclusive\u0000" + key;
+			case WRITE -> "\u0000write\u0000" + key;
+			case FAIR -> "\u0000fair\u0000" + key + perHolder(holder, uniqueId);
+			case READ -> "\u0000read\u0000" + key + perHolder(holder, uniqueId);
+		};
+	}
+
+	private static String perHolder(Thread holder, long uniqueId) {
+		return "\u0000" + ((holder != null) ? "thread-" + holder.getId() : "hold-" + uniqueId);
+	}
+
 }

@@ -4,10 +4,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * How one {@link PendingHold} waits once it has to: the timer that ends its wait in the local
- * queue or its pause between store attempts, the release notifications its gate listens to
- * meanwhile, and the wake-up that ends a pause early. An acquisition that never waits never makes
- * one.
+ * How one {@link PendingHold} waits once it has to, in one place: the timer that ends its wait
+ * in the local queue or its pause between store attempts, the release notifications it listens
+ * to meanwhile (and one that came while it was not pausing), and the wake-up that ends a pause
+ * early. An acquisition that never waits never makes one. Its fields change under its own
+ * monitor, which is never held around I/O or while a future completes.
  */
 final class HoldWait {
 
@@ -15,7 +16,8 @@ final class HoldWait {
 
 	private final ReleaseNotifications notifications;
 
-	private final Gate gate;
+	/** The key in the store whose releases wake this wait. */
+	private final String key;
 
 	/** Guarded by this; what ends a wait in the queue or a pause. */
 	private ScheduledFuture<?> scheduled;
@@ -23,13 +25,23 @@ final class HoldWait {
 	/** Completed to end a pause early: a release notification or a cancellation. */
 	private volatile CompletableFuture<Void> wake;
 
-	/** Guarded by this; whether the gate counts this hold among those waiting for a release. */
+	/** Guarded by this; whether release notifications of the key reach this wait. */
 	private boolean listening;
 
-	HoldWait(CallDeadlines timer, ReleaseNotifications notifications, Gate gate) {
+	/** Guarded by this; a release notification that arrived while no pause awaited one. */
+	private boolean releaseSignalled;
+
+	/** Guarded by this; completed by the next release notification. */
+	private CompletableFuture<Void> releaseAwaited;
+
+	HoldWait(CallDeadlines timer, ReleaseNotifications notifications, String key) {
 		this.timer = timer;
 		this.notifications = notifications;
-		this.gate = gate;
+		this.key = key;
+	}
+
+	String key() {
+		return this.key;
 	}
 
 	/**
@@ -52,7 +64,7 @@ final class HoldWait {
 	 * once
 	 */
 	void pause(CompletableFuture<?> result, long pauseNanos, Runnable next) {
-		CompletableFuture<Void> woken = this.gate.awaitRelease();
+		CompletableFuture<Void> woken = awaitRelease();
 		this.wake = woken;
 		// After the wake is set: a cancellation completes the result first, then wakes.
 		if (result.isDone()) {
@@ -80,13 +92,13 @@ final class HoldWait {
 
 	/**
 	 * Listen for releases of the key between attempts. Starts the subscription in the background
-	 * if it is not running; once it runs, waiting gates are woken, since a release published
+	 * if it is not running; once it runs, waits that listen are woken, since a release published
 	 * before it was missed.
 	 */
 	void listen() {
 		synchronized (this) {
 			if (!this.listening) {
-				this.notifications.startWaiting(this.gate);
+				this.notifications.startWaiting(this);
 				this.listening = true;
 			}
 		}
@@ -98,9 +110,46 @@ final class HoldWait {
 	 */
 	synchronized void stopListening() {
 		if (this.listening) {
-			this.notifications.stopWaiting(this.gate);
+			this.notifications.stopWaiting(this);
 			this.listening = false;
 		}
+	}
+
+	/**
+	 * Wake the pause that waits for the store to release the key, or, if none waits right now,
+	 * let the next one go at once. A burst of notifications wakes it once.
+	 */
+	void signalReleased() {
+		CompletableFuture<Void> awaited;
+		synchronized (this) {
+			awaited = this.releaseAwaited;
+			this.releaseAwaited = null;
+			this.releaseSignalled = (awaited == null);
+		}
+		if (awaited != null) {
+			awaited.complete(null);
+		}
+	}
+
+	/**
+	 * Forget notifications that arrived before the attempt about to be sent: it sees their
+	 * releases itself.
+	 */
+	synchronized void clearReleaseSignals() {
+		this.releaseSignalled = false;
+	}
+
+	/**
+	 * Return a future completed by the next release notification, or already completed if one
+	 * arrived since the signals were last cleared. Whoever waits on it also bounds the wait.
+	 */
+	synchronized CompletableFuture<Void> awaitRelease() {
+		if (this.releaseSignalled) {
+			this.releaseSignalled = false;
+			return CompletableFuture.completedFuture(null);
+		}
+		this.releaseAwaited = new CompletableFuture<>();
+		return this.releaseAwaited;
 	}
 
 }

@@ -65,9 +65,9 @@ record LocalHandoff(LocalHandoffStore store, int maxHandoffs, long maxTimeNanos,
 	 * Return whether a waiter with this request can take a handed-over grant: an exclusive
 	 * request whose grant the watchdog renews.
 	 */
-	Gate.HandedGrant admission(HoldRequest request) {
+	GateWaiter.HandedGrant admission(HoldRequest request) {
 		return (this.store != null && request.mode() == LockMode.EXCLUSIVE && request.fixedLease() == null)
-				? Gate.HandedGrant.ACCEPTED : Gate.HandedGrant.REFUSED;
+				? GateWaiter.HandedGrant.ACCEPTED : GateWaiter.HandedGrant.REFUSED;
 	}
 
 	/**

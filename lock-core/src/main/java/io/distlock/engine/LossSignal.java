@@ -26,9 +26,9 @@ final class LossSignal {
 
 	private final Continuations continuations;
 
-	private final KeyGates gates;
+	private final Gate.Table gates;
 
-	LossSignal(LockListener listener, Continuations continuations, KeyGates gates) {
+	LossSignal(LockListener listener, Continuations continuations, Gate.Table gates) {
 		this.listener = listener;
 		this.continuations = continuations;
 		this.gates = gates;

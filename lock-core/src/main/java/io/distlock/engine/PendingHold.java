@@ -196,7 +196,7 @@ final class PendingHold {
 			this.parts.deadlines().requireOpen();
 			long yieldFor = Math.min(admission.yieldNanos(), remainingNanos());
 			if (yieldFor > 0) {
-				this.gate.clearReleaseSignals();
+				ifWaiting(HoldWait::clearReleaseSignals);
 				waiting().pause(this.result, yieldFor, () -> attempt(1));
 			}
 			else {
@@ -214,7 +214,7 @@ final class PendingHold {
 		step(() -> {
 			this.parts.deadlines().requireOpen();
 			String owner = owner(attemptNumber);
-			this.gate.clearReleaseSignals();
+			ifWaiting(HoldWait::clearReleaseSignals);
 			long sentNanos = System.nanoTime();
 			long remaining = remainingNanos();
 			Duration bound = this.request.attemptBound(remaining, this.parts.store().acquireAllowance());
@@ -360,7 +360,7 @@ final class PendingHold {
 
 	private synchronized HoldWait waiting() {
 		if (this.wait == null) {
-			this.wait = new HoldWait(this.parts.deadlines(), this.parts.notifications(), this.gate);
+			this.wait = new HoldWait(this.parts.deadlines(), this.parts.notifications(), this.request.key());
 		}
 		return this.wait;
 	}

@@ -21,7 +21,7 @@ import io.distlock.store.LockStore;
  * closes
  * @param continuations where code that is not the engine's continues
  */
-record RegistryParts(LeaseUpkeep upkeep, LockStore store, RegistrySettings settings, KeyGates gates,
+record RegistryParts(LeaseUpkeep upkeep, LockStore store, RegistrySettings settings, Gate.Table gates,
 		LocalHandoff handoff, ReleaseNotifications notifications, Watchdog watchdog, GrantReleaser releaser,
 		CallDeadlines deadlines, Continuations continuations) {
 

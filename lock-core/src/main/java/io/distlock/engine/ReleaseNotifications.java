@@ -14,9 +14,9 @@ import io.distlock.core.WaitStrategy;
 import io.distlock.store.LockStore;
 
 /**
- * Wakes the threads of this process that wait for a key another process holds. The store
- * delivers one notification per release of an awaited key; every gate waiting on that key (an
- * exclusive waiter, a writer, readers) is woken and retries.
+ * Wakes the acquisitions of this process that wait for a key another process holds. The store
+ * delivers one notification per release of an awaited key; every wait that listens on that key
+ * (an exclusive waiter, a writer, readers) is woken and retries.
  */
 final class ReleaseNotifications {
 
@@ -26,7 +26,7 @@ final class ReleaseNotifications {
 
 	private final long retryNanos;
 
-	private final ConcurrentMap<String, Set<Gate>> waiting = new ConcurrentHashMap<>();
+	private final ConcurrentMap<String, Set<HoldWait>> waiting = new ConcurrentHashMap<>();
 
 	private final AtomicBoolean subscribing = new AtomicBoolean();
 
@@ -54,7 +54,7 @@ final class ReleaseNotifications {
 	 * Make sure notifications flow before a gate waits. The subscription starts on a thread of
 	 * its own, never the caller's: connecting a subscription to a store that does not answer can
 	 * take the driver's connect timeout, and no caller may wait past its wait time for it. Until
-	 * it runs, waiters retry at their retry interval; once it runs, every waiting gate is woken,
+	 * it runs, waiters retry at their retry interval; once it runs, every listening wait is woken,
 	 * since a release published before the subscription existed was missed.
 	 */
 	void ensureListening() {
@@ -82,7 +82,7 @@ final class ReleaseNotifications {
 		try {
 			if (!this.listening && this.store.listen(this::released)) {
 				this.listening = true;
-				this.waiting.values().forEach((gates) -> gates.forEach(Gate::signalReleased));
+				this.waiting.values().forEach((waits) -> waits.forEach(HoldWait::signalReleased));
 			}
 		}
 		finally {
@@ -90,14 +90,14 @@ final class ReleaseNotifications {
 		}
 	}
 
-	void startWaiting(Gate gate) {
-		this.waiting.computeIfAbsent(gate.key(), (key) -> ConcurrentHashMap.newKeySet()).add(gate);
+	void startWaiting(HoldWait wait) {
+		this.waiting.computeIfAbsent(wait.key(), (key) -> ConcurrentHashMap.newKeySet()).add(wait);
 	}
 
-	void stopWaiting(Gate gate) {
-		this.waiting.computeIfPresent(gate.key(), (key, gates) -> {
-			gates.remove(gate);
-			return gates.isEmpty() ? null : gates;
+	void stopWaiting(HoldWait wait) {
+		this.waiting.computeIfPresent(wait.key(), (key, waits) -> {
+			waits.remove(wait);
+			return waits.isEmpty() ? null : waits;
 		});
 	}
 
@@ -106,9 +106,9 @@ final class ReleaseNotifications {
 	}
 
 	private void released(String key) {
-		Set<Gate> gates = this.waiting.get(key);
-		if (gates != null) {
-			gates.forEach(Gate::signalReleased);
+		Set<HoldWait> waits = this.waiting.get(key);
+		if (waits != null) {
+			waits.forEach(HoldWait::signalReleased);
 		}
 	}
 

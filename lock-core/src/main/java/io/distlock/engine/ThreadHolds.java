@@ -32,7 +32,7 @@ final class ThreadHolds {
 
 	private final GrantAcquirer acquirer;
 
-	private final KeyGates gates;
+	private final Gate.Table gates;
 
 	private final RegistrySettings settings;
 
@@ -41,7 +41,7 @@ final class ThreadHolds {
 	 * @param acquirerFor makes the acquirer from {@link #unbind}, which its releases call: so
 	 * the engine's types still refer to each other one way
 	 */
-	ThreadHolds(KeyGates gates, RegistrySettings settings, Function<Consumer<HeldGrant>, GrantAcquirer> acquirerFor) {
+	ThreadHolds(Gate.Table gates, RegistrySettings settings, Function<Consumer<HeldGrant>, GrantAcquirer> acquirerFor) {
 		this.gates = gates;
 		this.settings = settings;
 		this.acquirer = acquirerFor.apply(this::unbind);
@@ -135,9 +135,9 @@ final class ThreadHolds {
 		long startNanos = System.nanoTime();
 		this.acquirer.requireOpen();
 		Thread current = Thread.currentThread();
-		String gateKey = KeyGates.gateKey(request.mode(), request.key(), current, 0);
+		String gateKey = HoldRequest.gateKey(request.mode(), request.key(), current, 0);
 		// Every hold keeps a reference to its gate, re-entered ones too, until it is released.
-		Gate gate = this.gates.retain(gateKey, request.key(), request.mode());
+		Gate gate = this.gates.retain(gateKey);
 		String writeOwner;
 		try {
 			ThreadBinding own = find(gateKey, current);
@@ -190,7 +190,7 @@ final class ThreadHolds {
 
 	private ThreadBinding ownBinding(LockMode mode, String key) {
 		Thread current = Thread.currentThread();
-		return find(KeyGates.gateKey(mode, key, current, 0), current);
+		return find(HoldRequest.gateKey(mode, key, current, 0), current);
 	}
 
 	/**
@@ -226,7 +226,7 @@ final class ThreadHolds {
 	 */
 	private static void unbindReleasedElsewhere(LockMode mode, String key) {
 		Thread current = Thread.currentThread();
-		String gateKey = KeyGates.gateKey(mode, key, current, 0);
+		String gateKey = HoldRequest.gateKey(mode, key, current, 0);
 		for (LockLease bound : LockContext.all()) {
 			if (bound instanceof HeldLease lease && lease.isReleased() && lease.held().ownerThread() == current
 					&& lease.held().gateKey().equals(gateKey)) {
@@ -251,7 +251,7 @@ final class ThreadHolds {
 		if (held == null) {
 			return;
 		}
-		ThreadBinding own = find(KeyGates.gateKey(held, request.key(), current, 0), current);
+		ThreadBinding own = find(HoldRequest.gateKey(held, request.key(), current, 0), current);
 		if (own != null && own.held().isActive()) {
 			throw new IllegalMonitorStateException("Cannot take the " + request.mode().name().toLowerCase(Locale.ROOT)
 					+ " lock for key '" + request.key() + "' while the current thread holds its "
@@ -267,7 +267,7 @@ final class ThreadHolds {
 	 */
 	private String heldWriteOwner(HoldRequest request, Thread current) {
 		if (request.mode() == LockMode.WRITE
-				&& find(KeyGates.gateKey(LockMode.READ, request.key(), current, 0), current) != null) {
+				&& find(HoldRequest.gateKey(LockMode.READ, request.key(), current, 0), current) != null) {
 			throw new IllegalMonitorStateException("Cannot take the write lock for key '" + request.key()
 					+ "' while the current thread holds its read lock: an upgrade would wait for the thread's own"
 					+ " read lock forever. Release the read lock first");
@@ -275,7 +275,7 @@ final class ThreadHolds {
 		if (request.mode() != LockMode.READ) {
 			return null;
 		}
-		ThreadBinding write = find(KeyGates.gateKey(LockMode.WRITE, request.key(), current, 0), current);
+		ThreadBinding write = find(HoldRequest.gateKey(LockMode.WRITE, request.key(), current, 0), current);
 		return (write != null && write.held().isActive()) ? write.grant().owner() : null;
 	}
 

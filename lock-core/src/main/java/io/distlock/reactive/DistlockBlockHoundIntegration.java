@@ -34,10 +34,10 @@ public final class DistlockBlockHoundIntegration implements BlockHoundIntegratio
 
 	/** The gate's methods that take its lock. */
 	static final List<String> GATE_METHODS = List.of("tryEnter", "enter", "withdraw", "hasWaiterAcceptingHandoff",
-			"signalReleased", "clearReleaseSignals", "awaitRelease", "pickNext");
+			"pickNext");
 
 	/** The methods that cancel a scheduled timeout or deadline check, by class. */
-	static final Map<String, String> TIMER_CANCELS = Map.of("io.distlock.engine.PendingHold", "cancelTimer",
+	static final Map<String, String> TIMER_CANCELS = Map.of("io.distlock.engine.HoldWait", "cancelTimer",
 			"io.distlock.engine.Watchdog", "unwatch");
 
 	@Override

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @Timeout(10)
 class CheckpointDecisionTests {
 
-	private final Gate gate = new Gate("k", "k", LockMode.EXCLUSIVE);
+	private final Gate gate = new Gate.Table().retain("k");
 
 	private final CheckpointDecision decision = new CheckpointDecision(this.gate);
 
@@ -99,7 +99,7 @@ class CheckpointDecisionTests {
 
 	private GateWaiter holdTheGateWithAWaiterBehind() {
 		assertThat(this.gate.tryEnter()).isTrue();
-		return this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		return this.gate.enter(GateWaiter.HandedGrant.ACCEPTED);
 	}
 
 	private void assertFailedWithTimeout() {

@@ -3,7 +3,6 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,19 +15,18 @@ import io.distlock.store.LockMode;
  * The local gate: one holder, waiters (futures, not threads) admitted in arrival order by
  * whoever leaves, a waiter that was withdrawn never admitted afterwards, a handed-over grant only
  * for a waiter that can take one, a waiter picked for it committed but admitted only when the
- * holder admits it, and release notifications that are neither lost nor counted
- * twice.
+ * holder admits it.
  */
 @Timeout(10)
 class GateTests {
 
-	private final Gate gate = new Gate("k", "k", LockMode.EXCLUSIVE);
+	private final Gate gate = new Gate.Table().retain("k");
 
 	@Test
 	void oneHolderAtATime() {
 		assertThat(this.gate.tryEnter()).isTrue();
 		assertThat(this.gate.tryEnter()).isFalse();
-		GateWaiter waiter = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter waiter = this.gate.enter(GateWaiter.HandedGrant.ACCEPTED);
 		assertThat(waiter.admission()).isNotDone();
 		this.gate.leave();
 		assertThat(waiter.admission()).isCompletedWithValue(Admission.FREE);
@@ -39,7 +37,7 @@ class GateTests {
 
 	@Test
 	void aFreeGateAdmitsAtOnce() {
-		GateWaiter waiter = this.gate.enter(Gate.HandedGrant.REFUSED);
+		GateWaiter waiter = this.gate.enter(GateWaiter.HandedGrant.REFUSED);
 		assertThat(waiter.admission()).isCompletedWithValue(Admission.FREE);
 		assertThat(this.gate.tryEnter()).isFalse();
 	}
@@ -50,7 +48,7 @@ class GateTests {
 		List<Integer> admitted = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
 			int number = i;
-			this.gate.enter(Gate.HandedGrant.ACCEPTED).admission().thenRun(() -> admitted.add(number));
+			this.gate.enter(GateWaiter.HandedGrant.ACCEPTED).admission().thenRun(() -> admitted.add(number));
 		}
 		for (int i = 0; i < 5; i++) {
 			assertThat(admitted).hasSize(i);
@@ -64,8 +62,8 @@ class GateTests {
 	@Test
 	void aWithdrawnWaiterIsNeverAdmittedAndTheNextOneIs() {
 		this.gate.tryEnter();
-		GateWaiter impatient = this.gate.enter(Gate.HandedGrant.ACCEPTED);
-		GateWaiter patient = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter impatient = this.gate.enter(GateWaiter.HandedGrant.ACCEPTED);
+		GateWaiter patient = this.gate.enter(GateWaiter.HandedGrant.ACCEPTED);
 		assertThat(this.gate.withdraw(impatient)).isTrue();
 		this.gate.leave();
 		assertThat(impatient.admission()).isNotDone();
@@ -83,7 +81,7 @@ class GateTests {
 		this.gate.tryEnter();
 		assertThat(this.gate.pickForHandOff(grant)).as("nobody waits").isSameAs(Successor.NONE);
 
-		GateWaiter fixedLease = this.gate.enter(Gate.HandedGrant.REFUSED);
+		GateWaiter fixedLease = this.gate.enter(GateWaiter.HandedGrant.REFUSED);
 		assertThat(this.gate.pickForHandOff(grant)).as("the first waiter cannot take a grant")
 			.isSameAs(Successor.NONE);
 		assertThat(fixedLease.admission()).isNotDone();
@@ -91,7 +89,7 @@ class GateTests {
 		this.gate.leave();
 		assertThat(fixedLease.admission().join().handedOff()).isNull();
 
-		GateWaiter renewed = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter renewed = this.gate.enter(GateWaiter.HandedGrant.ACCEPTED);
 		assertThat(this.gate.hasWaiterAcceptingHandoff()).isTrue();
 		Successor picked = this.gate.pickForHandOff(grant);
 		assertThat(picked.picked()).isTrue();
@@ -104,15 +102,15 @@ class GateTests {
 	void aWaiterPickedForAHandoffCannotWithdrawAndIsAdmittedOnlyWhenTheHolderAdmitsIt() {
 		Grant grant = grant();
 		this.gate.tryEnter();
-		GateWaiter next = this.gate.enter(Gate.HandedGrant.ACCEPTED);
-		GateWaiter after = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter next = this.gate.enter(GateWaiter.HandedGrant.ACCEPTED);
+		GateWaiter after = this.gate.enter(GateWaiter.HandedGrant.ACCEPTED);
 
 		Successor picked = this.gate.pickForHandOff(grant);
 		assertThat(picked.picked()).isTrue();
 		assertThat(next.admission()).as("picked, not yet admitted").isNotDone();
 		assertThat(this.gate.withdraw(next)).as("a picked waiter is committed").isFalse();
 		assertThat(this.gate.tryEnter()).as("the gate stays taken between the pick and the admission").isFalse();
-		assertThat(this.gate.enter(Gate.HandedGrant.ACCEPTED).admission()).as("an arrival queues").isNotDone();
+		assertThat(this.gate.enter(GateWaiter.HandedGrant.ACCEPTED).admission()).as("an arrival queues").isNotDone();
 		assertThat(after.admission()).isNotDone();
 
 		picked.admit();
@@ -140,26 +138,9 @@ class GateTests {
 	@Test
 	void aYieldingLeaveTellsTheNextWaiterHowLongToHoldBack() {
 		this.gate.tryEnter();
-		GateWaiter next = this.gate.enter(Gate.HandedGrant.ACCEPTED);
+		GateWaiter next = this.gate.enter(GateWaiter.HandedGrant.ACCEPTED);
 		this.gate.leaveYielding(5_000);
 		assertThat(next.admission().join()).isEqualTo(new Admission(null, 5_000));
-	}
-
-	@Test
-	void aReleaseNotificationWakesTheWaiterOnceAndIsKeptUntilSomeoneWaits() {
-		CompletableFuture<Void> first = this.gate.awaitRelease();
-		assertThat(first).isNotDone();
-		this.gate.signalReleased();
-		this.gate.signalReleased();
-		assertThat(first).isDone();
-		assertThat(this.gate.awaitRelease()).as("the second signal arrived while nobody waited").isDone();
-		CompletableFuture<Void> third = this.gate.awaitRelease();
-		assertThat(third).as("a burst wakes once").isNotDone();
-		this.gate.signalReleased();
-		assertThat(third).isDone();
-		this.gate.signalReleased();
-		this.gate.clearReleaseSignals();
-		assertThat(this.gate.awaitRelease()).as("cleared before the next attempt").isNotDone();
 	}
 
 }

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DistlockBlockHoundIntegrationTests {
 
 	/** The gate's methods that do not take its lock (those that leave it call pickNext). */
-	private static final List<String> NOT_LOCKING = List.of("gateKey", "key", "mode", "leave", "leaveYielding",
+	private static final List<String> NOT_LOCKING = List.of("gateKey", "leave", "leaveYielding",
 			"pickForHandOff", "occupy", "occupant", "vacate");
 
 	@Test
