@@ -68,11 +68,7 @@ final class GrantReleaser {
 		this.loss = loss;
 	}
 
-	/**
-	 * Refuse a {@code holdAtLeast} this registry cannot keep a key for, before the hold counts as
-	 * released: a bad argument loses nothing.
-	 * @throws IllegalArgumentException if it is longer than the longest lease
-	 */
+	/** Refuse a {@code holdAtLeast} longer than the longest lease, before the hold counts as released. */
 	void requireHoldable(Duration holdAtLeast) {
 		this.settings.requireAtMostMaxLease(holdAtLeast, "holdAtLeast");
 	}
@@ -86,15 +82,18 @@ final class GrantReleaser {
 	 * @param tail where the release goes on once the store answered: the waiting caller's own
 	 * thread for a blocking release, never the driver's thread that carries the answer, since
 	 * the listener hears of the release there
+	 * @param handOffHere whether an asynchronous waiter handed the grant goes on on this thread once
+	 * the release returned ({@link HandoffTrampoline}): asynchronous releases on a user's thread
 	 */
-	CompletableFuture<Void> release(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail) {
+	CompletableFuture<Void> release(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail,
+			boolean handOffHere) {
 		if (held.holds().decrementAndGet() > 0) {
 			this.gates.release(gate);
 			return held.isLost() ? CompletableFuture.failedFuture(held.lostException()) : DONE;
 		}
 		boolean interrupted = Thread.interrupted();
 		try {
-			return releaseGrant(held, gate, holdAtLeast, tail);
+			return releaseGrant(held, gate, holdAtLeast, tail, handOffHere);
 		}
 		finally {
 			if (interrupted) {
@@ -103,7 +102,8 @@ final class GrantReleaser {
 		}
 	}
 
-	private CompletableFuture<Void> releaseGrant(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail) {
+	private CompletableFuture<Void> releaseGrant(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail,
+			boolean handOffHere) {
 		held.beginRelease();
 		this.watchdog.unwatch(held);
 		// Its deadlines stop moving once the watchdog lets go: a handoff passes them on as they are.
@@ -113,7 +113,10 @@ final class GrantReleaser {
 		if (fate == ReleaseFate.HAND_OFF) {
 			Successor next = gate.pickForHandOff(grant);
 			if (next.picked()) {
-				handedOver(held, gate, now, next);
+				// Only a release that hands a grant over opens the scope (a null one is not closed).
+				try (HandoffTrampoline.Scope scope = handOffHere ? HandoffTrampoline.open() : null) {
+					handedOver(held, gate, now, next);
+				}
 				return DONE;
 			}
 			// The waiter gave up since the decision: nobody here takes the grant.
@@ -172,7 +175,13 @@ final class GrantReleaser {
 			return within(() -> this.store.renew(List.of(grant.heldKey()), keepTime)
 				.thenApply((renewed) -> released(renewed[0])));
 		}
-		return within(() -> releaseInStore(grant));
+		if (this.handoff.manages(grant)) {
+			// Deletes it and records its token if it was handed over.
+			return within(() -> this.handoff.store()
+				.releaseExclusive(grant.key(), grant.owner(), LocalHandoff.lastToken(grant)));
+		}
+		return within(() -> this.store.release(grant.mode(), grant.key(), grant.owner())
+			.thenApply(GrantReleaser::released));
 	}
 
 	/** Send a store call and bound its answer by {@link StoreCalls#RELEASE_TIMEOUT}. */
@@ -183,14 +192,6 @@ final class GrantReleaser {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-	}
-
-	/** Delete the grant in the store, recording its token if it was handed over. */
-	private CompletableFuture<LockStore.Release> releaseInStore(Grant grant) {
-		if (this.handoff.manages(grant)) {
-			return this.handoff.store().releaseExclusive(grant.key(), grant.owner(), LocalHandoff.lastToken(grant));
-		}
-		return this.store.release(grant.mode(), grant.key(), grant.owner()).thenApply(GrantReleaser::released);
 	}
 
 	/**

@@ -175,7 +175,7 @@ final class HeldLease implements LockLease {
 			// is left to expire. The margin here only covers scheduling. The store's answer is
 			// finished on this thread, which waits for it anyway, not on the driver's.
 			WaitingCaller caller = new WaitingCaller(this.continuations, this.held.executor());
-			caller.await(this.releaser.release(this.held, this.gate, holdAtLeast, caller),
+			caller.await(this.releaser.release(this.held, this.gate, holdAtLeast, caller, false),
 					StoreCalls.RELEASE_TIMEOUT.plus(StoreCalls.RELEASE_TIMEOUT));
 		}
 	}
@@ -219,10 +219,8 @@ final class HeldLease implements LockLease {
 	 * where the listener may be told.
 	 */
 	private CompletableFuture<Void> releaseHere(Duration holdAtLeast) {
-		try (HandoffTrampoline.Scope scope = HandoffTrampoline.open()) {
-			return this.releaser.release(this.held, this.gate, holdAtLeast,
-					this.continuations.forListener(this.held.executor()));
-		}
+		return this.releaser.release(this.held, this.gate, holdAtLeast,
+				this.continuations.forListener(this.held.executor()), true);
 	}
 
 	/**
