@@ -19,6 +19,12 @@ final class HoldWait {
 	/** The key in the store whose releases wake this wait. */
 	private final String key;
 
+	/**
+	 * Guarded by this; what the notifications run on a release of the key while it listens, made
+	 * when it first listens (a wait in the local queue never does).
+	 */
+	private Runnable released;
+
 	/** Guarded by this; what ends a wait in the queue or a pause. */
 	private ScheduledFuture<?> scheduled;
 
@@ -38,10 +44,6 @@ final class HoldWait {
 		this.timer = timer;
 		this.notifications = notifications;
 		this.key = key;
-	}
-
-	String key() {
-		return this.key;
 	}
 
 	/**
@@ -98,7 +100,10 @@ final class HoldWait {
 	void listen() {
 		synchronized (this) {
 			if (!this.listening) {
-				this.notifications.startWaiting(this);
+				if (this.released == null) {
+					this.released = this::signalReleased;
+				}
+				this.notifications.startWaiting(this.key, this.released);
 				this.listening = true;
 			}
 		}
@@ -110,7 +115,7 @@ final class HoldWait {
 	 */
 	synchronized void stopListening() {
 		if (this.listening) {
-			this.notifications.stopWaiting(this);
+			this.notifications.stopWaiting(this.key, this.released);
 			this.listening = false;
 		}
 	}

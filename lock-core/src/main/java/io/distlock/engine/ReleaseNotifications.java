@@ -26,7 +26,8 @@ final class ReleaseNotifications {
 
 	private final long retryNanos;
 
-	private final ConcurrentMap<String, Set<HoldWait>> waiting = new ConcurrentHashMap<>();
+	/** The wake-ups of the waits that listen, by key. */
+	private final ConcurrentMap<String, Set<Runnable>> waiting = new ConcurrentHashMap<>();
 
 	private final AtomicBoolean subscribing = new AtomicBoolean();
 
@@ -82,7 +83,7 @@ final class ReleaseNotifications {
 		try {
 			if (!this.listening && this.store.listen(this::released)) {
 				this.listening = true;
-				this.waiting.values().forEach((waits) -> waits.forEach(HoldWait::signalReleased));
+				this.waiting.values().forEach((wakeUps) -> wakeUps.forEach(Runnable::run));
 			}
 		}
 		finally {
@@ -90,14 +91,18 @@ final class ReleaseNotifications {
 		}
 	}
 
-	void startWaiting(HoldWait wait) {
-		this.waiting.computeIfAbsent(wait.key(), (key) -> ConcurrentHashMap.newKeySet()).add(wait);
+	/**
+	 * Run the given wake-up on every release of the key, until {@link #stopWaiting}. It runs on
+	 * the driver's or the subscriber's thread, so it must only complete the engine's own state.
+	 */
+	void startWaiting(String key, Runnable wakeUp) {
+		this.waiting.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet()).add(wakeUp);
 	}
 
-	void stopWaiting(HoldWait wait) {
-		this.waiting.computeIfPresent(wait.key(), (key, waits) -> {
-			waits.remove(wait);
-			return waits.isEmpty() ? null : waits;
+	void stopWaiting(String key, Runnable wakeUp) {
+		this.waiting.computeIfPresent(key, (k, wakeUps) -> {
+			wakeUps.remove(wakeUp);
+			return wakeUps.isEmpty() ? null : wakeUps;
 		});
 	}
 
@@ -106,9 +111,9 @@ final class ReleaseNotifications {
 	}
 
 	private void released(String key) {
-		Set<HoldWait> waits = this.waiting.get(key);
-		if (waits != null) {
-			waits.forEach(HoldWait::signalReleased);
+		Set<Runnable> wakeUps = this.waiting.get(key);
+		if (wakeUps != null) {
+			wakeUps.forEach(Runnable::run);
 		}
 	}
 
