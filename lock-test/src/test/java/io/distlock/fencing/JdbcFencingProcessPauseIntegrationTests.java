@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,7 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from its read. Through {@link JdbcFencing}'s fence table and row token column on a real
  * PostgreSQL, and through {@link RedisFencing} on a real Redis, its write is refused (and its
  * transaction rolls back); plain, it lands over the newer reservation (the negative control).
+ * Tagged {@code fault}: it runs in {@code ./mvnw -Pfaults verify}.
  */
+@Tag("fault")
 @Timeout(120)
 class JdbcFencingProcessPauseIntegrationTests {
 

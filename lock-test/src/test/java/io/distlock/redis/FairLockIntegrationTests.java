@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * out. Its Redis queue holds when holders and waiters do not leave cleanly: holders whose fixed
  * leases run out without a release still pass the lock on in arrival order, and a waiter whose
  * process dies keeps its place only until the deadline it last refreshed, not for its whole wait
- * time.
+ * time (that test kills the waiter's JVM: tagged {@code fault}, it runs in
+ * {@code ./mvnw -Pfaults verify}).
  */
 @Timeout(60)
 class FairLockIntegrationTests {
@@ -186,6 +188,7 @@ class FairLockIntegrationTests {
 	}
 
 	@Test
+	@Tag("fault")
 	@Timeout(90)
 	void aWaiterWhoseProcessDiedKeepsItsPlaceOnlyUntilTheDeadlineItLastRefreshed() throws Exception {
 		String key = this.registries.randomKey();

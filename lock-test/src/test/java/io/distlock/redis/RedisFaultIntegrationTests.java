@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -32,6 +33,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The engine under the faults of issue 2: a holder killed with SIGKILL, Redis restarted empty
  * while a lock is held, Redis unreachable, Redis frozen; and 1,000 virtual threads on one key.
+ * The fault tests are tagged {@code fault} and run in {@code ./mvnw -Pfaults verify}; the
+ * virtual-thread tests run in the default build (on a JDK 21+).
  */
 @Timeout(90)
 class RedisFaultIntegrationTests {
@@ -43,6 +46,7 @@ class RedisFaultIntegrationTests {
 	final LockRegistries registries = LockRegistries.on(redis);
 
 	@Test
+	@Tag("fault")
 	void killedHolderJvmFreesTheLockWithinItsLease() throws Exception {
 		long leaseMillis = 2_000;
 		RedisLockRegistry waiter = this.registries.redis();
@@ -65,6 +69,7 @@ class RedisFaultIntegrationTests {
 	}
 
 	@Test
+	@Tag("fault")
 	void redisRestartWhileHeldSignalsLostOnceAndANewLockRenewsNormally() throws Exception {
 		RedisLockRegistry registry = this.registries.redis((builder) -> builder.leaseTime(Duration.ofSeconds(1)));
 		String key = this.registries.randomKey();
@@ -103,6 +108,7 @@ class RedisFaultIntegrationTests {
 	}
 
 	@Test
+	@Tag("fault")
 	void unreachableRedisGivesAClearExceptionNeverAFalseAcquire() throws Exception {
 		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofMillis(500));
 		RedisLockRegistry registry = this.registries.add(RedisLockRegistry.builder(factory).build());
@@ -121,6 +127,7 @@ class RedisFaultIntegrationTests {
 	}
 
 	@Test
+	@Tag("fault")
 	void frozenRedisMakesTheHolderLostAtItsValidityDeadline() throws Exception {
 		LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofSeconds(5));
 		RedisLockRegistry registry = this.registries.add(RedisLockRegistry.builder(factory)

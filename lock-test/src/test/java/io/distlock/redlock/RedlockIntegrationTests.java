@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,7 +32,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Redlock over five real {@code redis-server} processes: a grant needs a quorum, every subset of
  * stopped or taken nodes is tried, renewal needs a quorum, and a node that restarted empty gets
- * the key back.
+ * the key back. The tests that stop, kill or restart nodes (T25, T30, the empty restart) are
+ * tagged {@code fault}: they run in {@code ./mvnw -Pfaults verify}, the others in the default
+ * build.
  */
 @Timeout(180)
 class RedlockIntegrationTests {
@@ -58,6 +61,7 @@ class RedlockIntegrationTests {
 
 	@ParameterizedTest(name = "N = {0}")
 	@ValueSource(ints = { 3, 5 })
+	@Tag("fault")
 	void acquiresIfAndOnlyIfAQuorumOfNodesIsFree(int n) throws Exception {
 		RedlockRegistry registry = registry(n, Duration.ofSeconds(2));
 		// Warm every node's connection and scripts, so that no case pays for a first connection.
@@ -105,6 +109,7 @@ class RedlockIntegrationTests {
 	}
 
 	@Test
+	@Tag("fault")
 	void renewalNeedsAQuorumAndLosingItIsSignalled() throws Exception {
 		RedlockRegistry registry = registry(3, Duration.ofSeconds(1));
 		String key = "renew:" + UUID.randomUUID();
@@ -129,6 +134,7 @@ class RedlockIntegrationTests {
 	}
 
 	@Test
+	@Tag("fault")
 	void aNodeThatRestartedEmptyGetsTheKeyBackAtTheNextRenewal() throws Exception {
 		RedlockRegistry registry = registry(3, Duration.ofSeconds(1));
 		String key = "recreate:" + UUID.randomUUID();

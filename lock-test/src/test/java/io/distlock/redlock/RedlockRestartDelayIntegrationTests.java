@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Properties;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,8 +33,10 @@ import static org.awaitility.Awaitility.await;
  * client cannot form a quorum with it while the first still holds the lock through the other
  * nodes (T27 (a) without its hole). The restarted node here comes back from an RDB snapshot taken
  * before the first grant: not empty, but without that grant, as with Redis's default snapshots
- * or an append-only file that missed its last second. Real {@code kill -9} and restarts.
+ * or an append-only file that missed its last second. Real {@code kill -9} and restarts: tagged
+ * {@code fault}, it runs in {@code ./mvnw -Pfaults verify}.
  */
+@Tag("fault")
 @Timeout(120)
 class RedlockRestartDelayIntegrationTests {
 
