@@ -106,12 +106,12 @@ final class GrantReleaser {
 			boolean handOffHere) {
 		held.beginRelease();
 		this.watchdog.unwatch(held);
-		// Its deadlines stop moving once the watchdog lets go: a handoff passes them on as they are.
-		Grant grant = held.current();
+		Grant grant = held.grant();
 		long now = System.nanoTime();
 		ReleaseFate fate = fate(held, grant, gate, holdAtLeast, now);
 		if (fate == ReleaseFate.HAND_OFF) {
-			Successor next = gate.pickForHandOff(grant);
+			// Its deadlines stopped moving when the watchdog let go: passed on as they are.
+			Successor next = gate.pickForHandOff(held.current());
 			if (next.picked()) {
 				// Only a release that hands a grant over opens the scope (a null one is not closed).
 				try (HandoffTrampoline.Scope scope = handOffHere ? HandoffTrampoline.open() : null) {
@@ -149,7 +149,7 @@ final class GrantReleaser {
 		}
 		// The gate is asked last: an uncontended release reads two limits and one queue.
 		if (this.handoff.withinLimits(grant, nowNanos)) {
-			return (this.handoff.canHandOff(grant, nowNanos) && gate.hasWaiterAcceptingHandoff())
+			return (this.handoff.canHandOff(grant, held.validUntilNanos(), nowNanos) && gate.hasWaiterAcceptingHandoff())
 					? ReleaseFate.HAND_OFF : ReleaseFate.RELEASE;
 		}
 		return (this.handoff.canCheckpoint(grant) && gate.hasWaiterAcceptingHandoff())

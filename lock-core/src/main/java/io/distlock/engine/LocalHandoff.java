@@ -90,9 +90,10 @@ record LocalHandoff(LocalHandoffStore store, int maxHandoffs, long maxTimeNanos,
 	/**
 	 * Return whether the grant could be handed to a waiter of this process as it is: a managed
 	 * grant the watchdog renews, with enough validity left for the next holder.
+	 * @param validUntilNanos the grant's validity deadline as its renewals left it
 	 */
-	boolean canHandOff(Grant grant, long nowNanos) {
-		return canCheckpoint(grant) && hasValidityToPassOn(grant, nowNanos);
+	boolean canHandOff(Grant grant, long validUntilNanos, long nowNanos) {
+		return canCheckpoint(grant) && hasValidityToPassOn(validUntilNanos, nowNanos);
 	}
 
 	/**
@@ -104,10 +105,10 @@ record LocalHandoff(LocalHandoffStore store, int maxHandoffs, long maxTimeNanos,
 	}
 
 	/**
-	 * Return whether enough of the grant's validity is left for a next holder to take it over.
+	 * Return whether enough of a grant's validity is left for a next holder to take it over.
 	 */
-	boolean hasValidityToPassOn(Grant grant, long nowNanos) {
-		return grant.validUntilNanos() - nowNanos >= this.minValidityNanos;
+	boolean hasValidityToPassOn(long validUntilNanos, long nowNanos) {
+		return validUntilNanos - nowNanos >= this.minValidityNanos;
 	}
 
 	/**

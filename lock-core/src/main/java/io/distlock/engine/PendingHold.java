@@ -181,7 +181,7 @@ final class PendingHold {
 			this.parts.deadlines().requireOpen();
 			long now = System.nanoTime();
 			LocalHandoff handoff = this.parts.handoff();
-			if (handoff.hasValidityToPassOn(handed, now)) {
+			if (handoff.hasValidityToPassOn(handed.validUntilNanos(), now)) {
 				granted(handed.handedOver(this.request.name(), now));
 				return;
 			}
