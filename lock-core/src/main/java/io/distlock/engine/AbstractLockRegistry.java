@@ -67,7 +67,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		GuardedLockListener listener = new GuardedLockListener(settings.listener());
 		this.continuations = new Continuations(store, listener.isNonBlocking());
 		this.loss = new LossSignal(listener, this.continuations, this.gates);
-		this.watchdog = new Watchdog(store, settings, listener, this.loss::declare);
+		this.watchdog = new Watchdog(store, settings, this.gates, listener, this.loss::declare);
 		LocalHandoff handoff = LocalHandoff.of(store, settings);
 		this.waits = new ScheduledThreadPoolExecutor(1,
 				Continuations.engineThreads("distlock-wait-" + settings.instanceId()));
@@ -79,7 +79,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 						this.watchdog, new GrantReleaser(store, settings, listener, this.gates, unbind, this.watchdog,
 								this.loss, handoff, this.deadlines),
 						this.deadlines, this.continuations),
-				listener));
+				settings.listener()));
 		this.acquirer = this.threadHolds.acquirer();
 	}
 
@@ -236,7 +236,7 @@ public abstract class AbstractLockRegistry implements LockRegistry, LockRegistry
 		// closed by this timer, not by the flag above.
 		this.waits.shutdown();
 		this.watchdog.close();
-		for (HeldGrant occupant : this.gates.occupants()) {
+		for (HeldGrant occupant : this.gates.close()) {
 			this.loss.declare(occupant, "its registry was closed while it was held");
 		}
 		// After the losses above: their callbacks may still be queued on it.

@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
@@ -8,7 +9,10 @@ import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -53,11 +57,10 @@ final class Continuations {
 
 	/**
 	 * Return the registry's own pool, where a hold's continuations go unless its request names
-	 * an executor: a fork/join pool of as many threads as the machine has cores (two at least),
-	 * in FIFO order. A
-	 * continuation that waits for another one's future ({@code join}, {@code get}) makes the pool
-	 * add a thread while it waits, so holders that wait for each other never starve it; one that
-	 * blocks on I/O holds its thread until the I/O ends.
+	 * an executor: a FIFO fork/join pool of a thread per core (two at least). A continuation that
+	 * waits for another one's future ({@code join}, {@code get}) makes the pool add a thread while
+	 * it waits, so holders that wait for each other never starve it; one that blocks on I/O holds
+	 * its thread until the I/O ends.
 	 */
 	private static ExecutorService newPool() {
 		String prefix = "distlock-async-" + registryCount.incrementAndGet() + "-";
@@ -71,20 +74,15 @@ final class Continuations {
 		return new ForkJoinPool(Math.max(2, Runtime.getRuntime().availableProcessors()), threads, null, true);
 	}
 
-	/**
-	 * Return whether the calling thread may run a user's code: it is neither the store's nor
-	 * the engine's.
-	 * @return whether code may continue here
-	 */
+	/** Return whether the calling thread may run a user's code: it is neither the store's nor the engine's. */
 	boolean mayRunUserCode() {
 		Thread current = Thread.currentThread();
 		return !(current instanceof EngineThread) && !this.store.isIoThread(current);
 	}
 
 	/**
-	 * Run a continuation here if this thread may run user code, otherwise on the executor.
-	 * @param executor the hold's executor, or {@code null} for the default
-	 * @param continuation what to run
+	 * Run a continuation here if this thread may run user code, otherwise on the hold's executor
+	 * ({@code null} for the default).
 	 */
 	void run(Executor executor, Runnable continuation) {
 		if (mayRunUserCode()) {
@@ -97,9 +95,7 @@ final class Continuations {
 
 	/**
 	 * Return an executor that runs a task at once where {@link #run} would, and otherwise on
-	 * the given executor.
-	 * @param executor the hold's executor, or {@code null} for the default
-	 * @return the placing executor
+	 * the hold's executor ({@code null} for the default).
 	 */
 	Executor placing(Executor executor) {
 		// One per registry for the default: a waiting acquisition keeps it, once per future.
@@ -118,22 +114,12 @@ final class Continuations {
 		return this.listenerNonBlocking ? Runnable::run : placing(executor);
 	}
 
-	/**
-	 * Return a future for user code to wait on, which the engine may complete on any thread:
-	 * its dependents are placed.
-	 * @param executor the hold's executor, or {@code null} for the default
-	 * @return the future
-	 */
+	/** Return a future for user code, which the engine may complete anywhere: its dependents are placed. */
 	<T> PlacedFuture<T> newFuture(Executor executor) {
 		return new PlacedFuture<>(placing(executor));
 	}
 
-	/**
-	 * Return a future that completes as the given one, whose dependents are placed.
-	 * @param source a future the engine completes, anywhere
-	 * @param executor the hold's executor, or {@code null} for the default
-	 * @return the placed future
-	 */
+	/** Return a future that completes as the given one of the engine's, whose dependents are placed. */
 	<T> CompletableFuture<T> handOut(CompletableFuture<T> source, Executor executor) {
 		PlacedFuture<T> out = newFuture(executor);
 		out.completeFrom(source);
@@ -176,6 +162,126 @@ final class Continuations {
 			thread.setDaemon(true);
 			return thread;
 		};
+	}
+
+	/**
+	 * A future handed to user code whose dependent stages never run on the store's or the engine's
+	 * threads. The engine completes it wherever the outcome is known, the driver's event loop
+	 * included: a caller blocked in {@code get} or {@code join} is woken there as by any future, at
+	 * no extra cost. Every dependent stage, on the other hand, runs through the placing executor
+	 * (see {@link Continuations#placing}): at once on any other thread, and on the hold's executor
+	 * when the completing thread is the store's or the engine's. Stages derived from it place their
+	 * own dependents the same way.
+	 * <p>
+	 * The non-asynchronous methods are the ones overridden: the {@code *Async} ones already run
+	 * where they are told to.
+	 */
+	static final class PlacedFuture<T> extends CompletableFuture<T> {
+
+		private final Executor placing;
+
+		PlacedFuture(Executor placing) {
+			this.placing = placing;
+		}
+
+		/**
+		 * Register a dependent of the engine's own, which runs where the future completes.
+		 */
+		void whenCompleteHere(BiConsumer<? super T, ? super Throwable> action) {
+			super.whenComplete(action);
+		}
+
+		/**
+		 * Complete as the given future of the engine's does, where it completes.
+		 */
+		void completeFrom(CompletableFuture<? extends T> source) {
+			source.whenComplete((value, failure) -> {
+				if (failure != null) {
+					completeExceptionally(StoreCalls.unwrap(failure));
+				}
+				else {
+					complete(value);
+				}
+			});
+		}
+
+		@Override
+		public <U> CompletableFuture<U> newIncompleteFuture() {
+			return new PlacedFuture<>(this.placing);
+		}
+
+		@Override
+		public <U> CompletableFuture<U> thenApply(Function<? super T, ? extends U> fn) {
+			return thenApplyAsync(fn, this.placing);
+		}
+
+		@Override
+		public CompletableFuture<Void> thenAccept(Consumer<? super T> action) {
+			return thenAcceptAsync(action, this.placing);
+		}
+
+		@Override
+		public CompletableFuture<Void> thenRun(Runnable action) {
+			return thenRunAsync(action, this.placing);
+		}
+
+		@Override
+		public <U, V> CompletableFuture<V> thenCombine(CompletionStage<? extends U> other,
+				BiFunction<? super T, ? super U, ? extends V> fn) {
+			return thenCombineAsync(other, fn, this.placing);
+		}
+
+		@Override
+		public <U> CompletableFuture<Void> thenAcceptBoth(CompletionStage<? extends U> other,
+				BiConsumer<? super T, ? super U> action) {
+			return thenAcceptBothAsync(other, action, this.placing);
+		}
+
+		@Override
+		public CompletableFuture<Void> runAfterBoth(CompletionStage<?> other, Runnable action) {
+			return runAfterBothAsync(other, action, this.placing);
+		}
+
+		@Override
+		public <U> CompletableFuture<U> applyToEither(CompletionStage<? extends T> other, Function<? super T, U> fn) {
+			return applyToEitherAsync(other, fn, this.placing);
+		}
+
+		@Override
+		public CompletableFuture<Void> acceptEither(CompletionStage<? extends T> other, Consumer<? super T> action) {
+			return acceptEitherAsync(other, action, this.placing);
+		}
+
+		@Override
+		public CompletableFuture<Void> runAfterEither(CompletionStage<?> other, Runnable action) {
+			return runAfterEitherAsync(other, action, this.placing);
+		}
+
+		@Override
+		public <U> CompletableFuture<U> thenCompose(Function<? super T, ? extends CompletionStage<U>> fn) {
+			return thenComposeAsync(fn, this.placing);
+		}
+
+		@Override
+		public <U> CompletableFuture<U> handle(BiFunction<? super T, Throwable, ? extends U> fn) {
+			return handleAsync(fn, this.placing);
+		}
+
+		@Override
+		public CompletableFuture<T> whenComplete(BiConsumer<? super T, ? super Throwable> action) {
+			return whenCompleteAsync(action, this.placing);
+		}
+
+		@Override
+		public CompletableFuture<T> exceptionally(Function<Throwable, ? extends T> fn) {
+			return exceptionallyAsync(fn, this.placing);
+		}
+
+		@Override
+		public CompletableFuture<T> exceptionallyCompose(Function<Throwable, ? extends CompletionStage<T>> fn) {
+			return exceptionallyComposeAsync(fn, this.placing);
+		}
+
 	}
 
 	/** A thread of the engine's own, recognised by its type rather than its name. */

@@ -115,9 +115,8 @@ final class Gate {
 	}
 
 	/**
-	 * Leave the gate; the next waiter, if any, lets other processes try first for the given
-	 * time before it asks the store.
-	 * @param yieldNanos how long the next waiter holds back
+	 * Leave the gate; the next waiter, if any, lets other processes try first for
+	 * {@code yieldNanos} before it asks the store.
 	 */
 	void leaveYielding(long yieldNanos) {
 		pickNext(null, yieldNanos, null).admit();
@@ -125,12 +124,9 @@ final class Gate {
 
 	/**
 	 * Leave the gate by handing a grant, still held in the store, to the first waiter, if that
-	 * waiter can take one: pick it, and leave it to the caller to admit it. Picked, the waiter is
-	 * out of the queue and can no longer withdraw; it is woken only by
-	 * {@link Successor#admit()}, which lets the caller finish its release (and tell its
-	 * listener) before the next holder can start.
-	 * @param grant the grant to hand over
-	 * @return the waiter picked to take it, which the caller must admit, also when it fails; or
+	 * waiter can take one: pick it, out of the queue so that it can no longer withdraw, and leave
+	 * it to the caller to admit ({@link Successor#admit()}), after its release and its listener.
+	 * @return the waiter picked, which the caller must admit, also when it fails; or
 	 * {@link Successor#NONE}, and then the caller still holds the gate
 	 */
 	Successor pickForHandOff(Grant grant) {
@@ -166,13 +162,9 @@ final class Gate {
 	 * Leave the gate on behalf of a grant that was lost while held, if it still occupies it: the
 	 * next waiter of this process goes to the store as waiters of other processes do, instead of
 	 * queueing behind a holder whose lease is gone. The lost grant's own release later leaves
-	 * the gate alone.
-	 * <p>
-	 * The next waiter is admitted at once, not after the lost grant's {@code onReleased}: its
-	 * holder is still running and releases whenever it ends, so that call comes later by
-	 * design, and waiting for it would keep this process's waiters out while other processes'
-	 * waiters go to the store.
-	 * @param lost the grant that was lost
+	 * the gate alone. The next waiter is admitted at once, not after the lost grant's
+	 * {@code onReleased}: its holder is still running and releases whenever it ends, and waiting
+	 * for it would keep this process's waiters out while other processes' waiters go to the store.
 	 */
 	void vacate(HeldGrant lost) {
 		pickNext(null, 0, lost).admit();
@@ -223,6 +215,8 @@ final class Gate {
 
 		private final ConcurrentMap<String, Gate> gates = new ConcurrentHashMap<>();
 
+		private volatile boolean closed;
+
 		/**
 		 * Return the gate with the given local identity (see {@link HoldRequest#gateKey}),
 		 * counting one more reference to it.
@@ -248,9 +242,7 @@ final class Gate {
 			});
 		}
 
-		/**
-		 * Return the gate with the given local identity if some hold or wait uses it.
-		 */
+		/** Return the gate with the given local identity if some hold or wait uses it. */
 		Gate find(String gateKey) {
 			return this.gates.get(gateKey);
 		}
@@ -287,6 +279,19 @@ final class Gate {
 
 		int size() {
 			return this.gates.size();
+		}
+
+		/**
+		 * Close the table as its registry closes, and return the grants held now. A grant that
+		 * takes its gate after this finds {@link #isClosed()}; one that took it before is here.
+		 */
+		List<HeldGrant> close() {
+			this.closed = true;
+			return occupants();
+		}
+
+		boolean isClosed() {
+			return this.closed;
 		}
 
 	}

@@ -19,6 +19,9 @@ import io.distlock.core.LockListener;
  * caller's thread; the asynchronous API returns its future. Re-entry and the binding of a hold
  * to its thread are {@link ThreadHolds}'s. The pending hold reaches the registry's parts itself
  * and answers only through its result, never by calling back.
+ * <p>
+ * It tells the application's listener of each acquisition, from its start to its outcome, and
+ * keeps a listener's exceptions away from the lock as {@link GuardedLockListener#failed} says.
  */
 final class GrantAcquirer {
 
@@ -26,6 +29,7 @@ final class GrantAcquirer {
 
 	private final RegistryParts parts;
 
+	/** The application's listener, each call to it guarded here. */
 	private final LockListener listener;
 
 	private final AtomicLong sequence = new AtomicLong();
@@ -80,23 +84,23 @@ final class GrantAcquirer {
 	 */
 	void acquired(HeldLease lease, long startNanos) {
 		logAcquired(lease);
-		this.listener.onAcquired(lease, elapsed(startNanos));
+		tell("onAcquired", () -> this.listener.onAcquired(lease, elapsed(startNanos)));
 	}
 
 	private HeldLease await(PendingHold pending, long startNanos) throws InterruptedException {
 		HoldRequest request = pending.request();
-		this.listener.onAcquiring(request.name(), request.key());
+		tell("onAcquiring", () -> this.listener.onAcquiring(request.name(), request.key()));
 		HeldLease lease;
 		try {
 			pending.start();
 			lease = await(pending, request.waiter());
 		}
 		catch (RuntimeException | InterruptedException ex) {
-			this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), ex);
+			notAcquired(request, startNanos, ex);
 			throw ex;
 		}
 		if (lease == null) {
-			this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), null);
+			notAcquired(request, startNanos, null);
 			return null;
 		}
 		return lease;
@@ -115,11 +119,11 @@ final class GrantAcquirer {
 		Gate gate = this.parts.gates().retain(HoldRequest.gateKey(request.mode(), request.key(), null, holdId));
 		PendingHold pending = new PendingHold(this.parts, request, gate, holdId, startNanos, null, null);
 		// Told on the asking thread, where an observation in scope is the acquisition's parent.
-		LockListener.Acquisition told = this.listener.onAsyncAcquiring(request.name(), request.key());
+		LockListener.Acquisition told = asyncAcquiring(request);
 		// The caller's dependents (a reactive body, the task of executeLockedAsync) are placed by
 		// the future itself; the listener is told where it may be.
 		Continuations continuations = this.parts.continuations();
-		PlacedFuture<LockLease> caller = continuations.newFuture(request.executor());
+		Continuations.PlacedFuture<LockLease> caller = continuations.newFuture(request.executor());
 		caller.whenCompleteHere((lease, failure) -> {
 			if (caller.isCancelled()) {
 				pending.cancel();
@@ -129,12 +133,16 @@ final class GrantAcquirer {
 		pending.result().whenComplete((lease, failure) -> outcome.execute(() -> {
 			if (failure != null || lease == null) {
 				Throwable cause = (failure != null) ? StoreCalls.unwrap(failure) : null;
-				told.notAcquired(elapsed(startNanos), cause);
+				if (told != null) {
+					tell("onAsyncAcquiring(...).notAcquired", () -> told.notAcquired(elapsed(startNanos), cause));
+				}
 				caller.completeExceptionally((cause != null) ? cause : request.notAcquired());
 				return;
 			}
 			logAcquired(lease);
-			told.acquired(lease, elapsed(startNanos));
+			if (told != null) {
+				tell("onAsyncAcquiring(...).acquired", () -> told.acquired(lease, elapsed(startNanos)));
+			}
 			if (!caller.complete(lease)) {
 				// The caller cancelled as the grant arrived.
 				lease.releaseUnwanted();
@@ -142,6 +150,34 @@ final class GrantAcquirer {
 		}));
 		pending.start();
 		return caller;
+	}
+
+	private void notAcquired(HoldRequest request, long startNanos, Throwable failure) {
+		tell("onNotAcquired",
+				() -> this.listener.onNotAcquired(request.name(), request.key(), elapsed(startNanos), failure));
+	}
+
+	/**
+	 * Tell the listener an asynchronous acquisition starts.
+	 * @return what to tell of its outcome, or {@code null} if the listener threw: then nothing
+	 */
+	private LockListener.Acquisition asyncAcquiring(HoldRequest request) {
+		try {
+			return this.listener.onAsyncAcquiring(request.name(), request.key());
+		}
+		catch (RuntimeException ex) {
+			GuardedLockListener.failed(this.listener, "onAsyncAcquiring", ex);
+			return null;
+		}
+	}
+
+	private void tell(String callback, Runnable call) {
+		try {
+			call.run();
+		}
+		catch (RuntimeException ex) {
+			GuardedLockListener.failed(this.listener, callback, ex);
+		}
 	}
 
 	private static void logAcquired(HeldLease lease) {

@@ -12,7 +12,6 @@ import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import io.distlock.core.LockListener;
 import io.distlock.core.LockListener.ReleaseOutcome;
 
 import io.distlock.store.LockStore;
@@ -35,7 +34,7 @@ final class GrantReleaser {
 
 	private final LockStore store;
 
-	private final LockListener listener;
+	private final GuardedLockListener listener;
 
 	private final Gate.Table gates;
 
@@ -54,7 +53,7 @@ final class GrantReleaser {
 
 	private final Checkpoints checkpoints;
 
-	GrantReleaser(LockStore store, RegistrySettings settings, LockListener listener, Gate.Table gates,
+	GrantReleaser(LockStore store, RegistrySettings settings, GuardedLockListener listener, Gate.Table gates,
 			Consumer<HeldGrant> unbind, Watchdog watchdog, LossSignal loss, LocalHandoff handoff, CallDeadlines deadlines) {
 		this.settings = settings;
 		this.deadlines = deadlines;
@@ -79,11 +78,10 @@ final class GrantReleaser {
 	 * {@link io.distlock.core.LockLostException} when the grant turned out to have been lost. The
 	 * store call is sent out of reach of the calling thread's interrupt: an interrupted holder's
 	 * release must still reach the store (see {@link StoreCalls#shielded}).
-	 * @param tail where the release goes on once the store answered: the waiting caller's own
-	 * thread for a blocking release, never the driver's thread that carries the answer, since
-	 * the listener hears of the release there
-	 * @param handOffHere whether an asynchronous waiter handed the grant goes on on this thread once
-	 * the release returned ({@link HandoffTrampoline}): asynchronous releases on a user's thread
+	 * @param tail where the release goes on once the store answered (the listener hears of it
+	 * there): a blocking release's own waiting thread, never the driver's thread
+	 * @param handOffHere whether an asynchronous waiter handed the grant goes on on this thread
+	 * once the release returned ({@link HandoffTrampoline}): an asynchronous release's
 	 */
 	CompletableFuture<Void> release(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail,
 			boolean handOffHere) {
@@ -105,12 +103,14 @@ final class GrantReleaser {
 	private CompletableFuture<Void> releaseGrant(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail,
 			boolean handOffHere) {
 		held.beginRelease();
-		this.watchdog.unwatch(held);
 		Grant grant = held.grant();
+		if (!grant.renewable()) {
+			// A renewable one leaves the watchdog with its gate; its deadlines stopped moving now.
+			this.watchdog.unwatch(held);
+		}
 		long now = System.nanoTime();
 		ReleaseFate fate = fate(held, grant, gate, holdAtLeast, now);
 		if (fate == ReleaseFate.HAND_OFF) {
-			// Its deadlines stopped moving when the watchdog let go: passed on as they are.
 			Successor next = gate.pickForHandOff(held.current());
 			if (next.picked()) {
 				// Only a release that hands a grant over opens the scope (a null one is not closed).

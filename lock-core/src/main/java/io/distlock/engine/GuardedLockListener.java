@@ -11,24 +11,14 @@ import io.distlock.core.LockLostException;
 
 /**
  * Calls a listener and keeps its exceptions away from the lock: observing a lock never changes
- * what the lock does.
+ * what the lock does. Every callback but an acquisition's goes through here; the
+ * {@link GrantAcquirer}, which follows an acquisition from its start to its outcome, tells the
+ * listener of that itself and guards each call by {@link #failed}, the one rule for a listener
+ * that throws.
  */
-final class GuardedLockListener implements LockListener {
+final class GuardedLockListener {
 
 	private static final Log logger = LogFactory.getLog(GuardedLockListener.class);
-
-	/** Told nothing: the listener failed to start following the acquisition. */
-	private static final Acquisition NOTHING = new Acquisition() {
-
-		@Override
-		public void acquired(LockLease lease, Duration waited) {
-		}
-
-		@Override
-		public void notAcquired(Duration waited, Throwable failure) {
-		}
-
-	};
 
 	private final LockListener delegate;
 
@@ -36,8 +26,7 @@ final class GuardedLockListener implements LockListener {
 		this.delegate = delegate;
 	}
 
-	@Override
-	public boolean isNonBlocking() {
+	boolean isNonBlocking() {
 		try {
 			return this.delegate.isNonBlocking();
 		}
@@ -47,73 +36,7 @@ final class GuardedLockListener implements LockListener {
 		}
 	}
 
-	@Override
-	public void onAcquiring(String name, String key) {
-		try {
-			this.delegate.onAcquiring(name, key);
-		}
-		catch (RuntimeException ex) {
-			failed("onAcquiring", ex);
-		}
-	}
-
-	@Override
-	public Acquisition onAsyncAcquiring(String name, String key) {
-		Acquisition acquisition;
-		try {
-			acquisition = this.delegate.onAsyncAcquiring(name, key);
-		}
-		catch (RuntimeException ex) {
-			failed("onAsyncAcquiring", ex);
-			return NOTHING;
-		}
-		return new Acquisition() {
-
-			@Override
-			public void acquired(LockLease lease, Duration waited) {
-				try {
-					acquisition.acquired(lease, waited);
-				}
-				catch (RuntimeException ex) {
-					failed("onAsyncAcquiring(...).acquired", ex);
-				}
-			}
-
-			@Override
-			public void notAcquired(Duration waited, Throwable failure) {
-				try {
-					acquisition.notAcquired(waited, failure);
-				}
-				catch (RuntimeException ex) {
-					failed("onAsyncAcquiring(...).notAcquired", ex);
-				}
-			}
-
-		};
-	}
-
-	@Override
-	public void onAcquired(LockLease lease, Duration waited) {
-		try {
-			this.delegate.onAcquired(lease, waited);
-		}
-		catch (RuntimeException ex) {
-			failed("onAcquired", ex);
-		}
-	}
-
-	@Override
-	public void onNotAcquired(String name, String key, Duration waited, Throwable failure) {
-		try {
-			this.delegate.onNotAcquired(name, key, waited, failure);
-		}
-		catch (RuntimeException ex) {
-			failed("onNotAcquired", ex);
-		}
-	}
-
-	@Override
-	public void onReleased(LockLease lease, Duration held, ReleaseOutcome outcome) {
+	void onReleased(LockLease lease, Duration held, LockListener.ReleaseOutcome outcome) {
 		try {
 			this.delegate.onReleased(lease, held, outcome);
 		}
@@ -122,8 +45,7 @@ final class GuardedLockListener implements LockListener {
 		}
 	}
 
-	@Override
-	public void onRenewed(LockLease lease) {
+	void onRenewed(LockLease lease) {
 		try {
 			this.delegate.onRenewed(lease);
 		}
@@ -132,8 +54,7 @@ final class GuardedLockListener implements LockListener {
 		}
 	}
 
-	@Override
-	public void onRenewalFailed(LockLease lease, Throwable failure) {
+	void onRenewalFailed(LockLease lease, Throwable failure) {
 		try {
 			this.delegate.onRenewalFailed(lease, failure);
 		}
@@ -142,8 +63,7 @@ final class GuardedLockListener implements LockListener {
 		}
 	}
 
-	@Override
-	public void onLost(LockLease lease, LockLostException reason) {
+	void onLost(LockLease lease, LockLostException reason) {
 		try {
 			this.delegate.onLost(lease, reason);
 		}
@@ -152,19 +72,18 @@ final class GuardedLockListener implements LockListener {
 		}
 	}
 
-	@Override
-	public void onFallback(String name, String action) {
-		try {
-			this.delegate.onFallback(name, action);
-		}
-		catch (RuntimeException ex) {
-			failed("onFallback", ex);
-		}
+	private void failed(String callback, RuntimeException ex) {
+		failed(this.delegate, callback, ex);
 	}
 
-	// The listener guard: a failing listener is logged and the lock carries on.
-	private void failed(String callback, RuntimeException ex) {
-		logger.warn("LockListener " + this.delegate.getClass().getName() + "." + callback + " failed; ignored", ex);
+	/**
+	 * Log a listener's exception: a failing listener is logged and the lock carries on.
+	 * @param listener the listener that threw
+	 * @param callback the method that threw
+	 * @param ex what it threw
+	 */
+	static void failed(LockListener listener, String callback, RuntimeException ex) {
+		logger.warn("LockListener " + listener.getClass().getName() + "." + callback + " failed; ignored", ex);
 	}
 
 }

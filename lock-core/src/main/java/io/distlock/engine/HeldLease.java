@@ -207,7 +207,7 @@ final class HeldLease implements LockLease {
 		// Asked for on the driver's or the engine's thread (a reactive body that completed
 		// there): the release, the handoff it may make and the next holder's code go on on the
 		// executor instead.
-		PlacedFuture<Void> released = continuations.newFuture(executor);
+		Continuations.PlacedFuture<Void> released = continuations.newFuture(executor);
 		continuations.run(executor, () -> released.completeFrom(releaseHere(holdAtLeast)));
 		return released;
 	}

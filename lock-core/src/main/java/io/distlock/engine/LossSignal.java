@@ -6,7 +6,6 @@ import java.util.function.Consumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import io.distlock.core.LockListener;
 import io.distlock.core.LockLostException;
 import io.distlock.core.LossStatistics;
 
@@ -20,7 +19,7 @@ final class LossSignal {
 
 	private static final Log logger = LogFactory.getLog(LossSignal.class);
 
-	private final LockListener listener;
+	private final GuardedLockListener listener;
 
 	private final LossCounter counter = new LossCounter();
 
@@ -28,7 +27,7 @@ final class LossSignal {
 
 	private final Gate.Table gates;
 
-	LossSignal(LockListener listener, Continuations continuations, Gate.Table gates) {
+	LossSignal(GuardedLockListener listener, Continuations continuations, Gate.Table gates) {
 		this.listener = listener;
 		this.continuations = continuations;
 		this.gates = gates;

@@ -285,7 +285,10 @@ final class PendingHold {
 			held.markUntold();
 		}
 		this.gate.occupy(held);
-		this.parts.watchdog().watch(held);
+		if (!grant.renewable() || this.parts.gates().isClosed()) {
+			// Renewable grants are found at their gate; the registry closing is told here.
+			this.parts.watchdog().watch(held);
+		}
 		if (!this.result.complete(lease)) {
 			// Cancelled while the grant was on its way: nobody will release it but us, and the
 			// listener, told the acquisition failed, hears nothing of it.

@@ -3,7 +3,6 @@ package io.distlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
@@ -18,19 +17,26 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import io.distlock.core.LockListener;
 
 import io.distlock.store.LockStore;
 
 /**
  * Keeps the grants of one registry alive and notices when they are lost.
  * <p>
- * Two threads: the timer checks every grant's validity deadline at the moment it falls due
- * (armed when the grant first comes due for renewal, long before its deadline) and ticks the
- * renewals; the renewal I/O runs on a second thread, so that a store that hangs never delays a
- * deadline. Renewals are batched ({@link WatchdogRenewals}): each tick renews, in one store call,
- * every renewable grant whose renewal falls due before the next tick, so a grant is renewed at
- * most one tick early and never late.
+ * Two threads: the timer checks every grant's validity deadline at the moment it falls due and
+ * ticks the renewals; the renewal I/O runs on a second thread, so that a store that hangs never
+ * delays a deadline. Renewals are batched ({@link WatchdogRenewals}): each tick renews, in one
+ * store call, every renewable grant whose renewal falls due before the next tick, so a grant is
+ * renewed at most one tick early and never late.
+ * <p>
+ * The grants it renews are the occupants of the registry's gates ({@link Gate.Table}), the one
+ * record of what this process holds: a renewable grant is never handed to the watchdog nor taken
+ * back from it, so a lock held for less than a renewal interval (most of them) never enters
+ * this class. Its deadline check is armed by the tick that first finds it due for renewal or
+ * within two ticks of its deadline, long before that deadline. A grant with a fixed lease has its
+ * check armed when it is granted ({@link #watch}) and cancelled when it is released
+ * ({@link #unwatch}); a renewable grant released after its check was armed leaves the check to
+ * find it released when it falls due.
  */
 final class Watchdog implements AutoCloseable {
 
@@ -50,19 +56,19 @@ final class Watchdog implements AutoCloseable {
 
 	private final ExecutorService renewalIo;
 
-	private final Set<HeldGrant> renewable = ConcurrentHashMap.newKeySet();
+	private final Gate.Table gates;
 
 	/** The armed deadline check of each grant that has one. */
 	private final ConcurrentMap<HeldGrant, ScheduledFuture<?>> deadlineChecks = new ConcurrentHashMap<>();
 
 	private final AtomicBoolean renewing = new AtomicBoolean();
 
-	private final AtomicBoolean ticking = new AtomicBoolean();
+	private final ScheduledFuture<?> ticker;
 
-	private volatile ScheduledFuture<?> ticker;
-
-	Watchdog(LockStore store, RegistrySettings settings, LockListener listener, LossHandler lossHandler) {
+	Watchdog(LockStore store, RegistrySettings settings, Gate.Table gates, GuardedLockListener listener,
+			LossHandler lossHandler) {
 		this.settings = settings;
+		this.gates = gates;
 		this.tickNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), settings.renewalInterval().toNanos() / 4);
 		this.renewals = new WatchdogRenewals(store, settings, listener);
 		this.lossHandler = lossHandler;
@@ -70,16 +76,14 @@ final class Watchdog implements AutoCloseable {
 		this.timer = new ScheduledThreadPoolExecutor(1, Continuations.engineThreads("distlock-watchdog-" + id));
 		this.timer.setRemoveOnCancelPolicy(true);
 		this.renewalIo = Executors.newSingleThreadExecutor(Continuations.engineThreads("distlock-renewal-" + id));
+		this.ticker = this.timer.scheduleAtFixedRate(this::tick, this.tickNanos, this.tickNanos, TimeUnit.NANOSECONDS);
 	}
 
 	/**
-	 * Start watching a new grant. A renewable grant whose deadline comes well after its first
-	 * renewal has its deadline check armed by the tick that first finds it due for renewal, so
-	 * that grants released sooner (most of them) never touch the timer; any other grant's
-	 * deadline is checked from now on.
+	 * Check a grant's deadline from now on: a grant with a fixed lease, which no tick renews and
+	 * whose lease may be shorter than a tick, or any grant granted while the registry closed.
 	 */
 	void watch(HeldGrant held) {
-		Grant grant = held.grant();
 		if (!isRunning()) {
 			// The registry closed while the grant was on its way, and close() may have told the
 			// holders it found before this grant took its gate: nothing renews or checks it now,
@@ -89,27 +93,20 @@ final class Watchdog implements AutoCloseable {
 			return;
 		}
 		try {
-			if (grant.renewable()) {
-				this.renewable.add(held);
-				startTicking();
-			}
-			if (!grant.renewable() || held.validUntilNanos() - held.nextRenewalNanos() <= 2 * this.tickNanos) {
-				scheduleDeadlineCheck(held, held.remainingNanos());
-			}
+			scheduleDeadlineCheck(held, held.remainingNanos());
 		}
 		catch (RejectedExecutionException ex) {
 			// close() stopped the timer between the check above and the scheduling.
-			this.renewable.remove(held);
 			this.lossHandler.lost(held, "its registry was closed while it was granted");
 		}
 	}
 
 	/**
-	 * Stop watching a grant that is being released. A renewal already on its way may still
-	 * reach the store; it compares the owner and the grant's state, so it changes nothing.
+	 * Cancel the deadline check of a grant that is being released. A renewal already on its way
+	 * may still reach the store; it compares the owner and the grant's state, so it changes
+	 * nothing.
 	 */
 	void unwatch(HeldGrant held) {
-		this.renewable.remove(held);
 		ScheduledFuture<?> check = this.deadlineChecks.remove(held);
 		if (check != null) {
 			check.cancel(false);
@@ -178,10 +175,6 @@ final class Watchdog implements AutoCloseable {
 		return !this.timer.isShutdown();
 	}
 
-	int renewableCount() {
-		return this.renewable.size();
-	}
-
 	private void scheduleDeadlineCheck(HeldGrant held, long delayNanos) {
 		this.deadlineChecks.put(held,
 				this.timer.schedule(() -> checkDeadline(held), Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
@@ -200,32 +193,27 @@ final class Watchdog implements AutoCloseable {
 			return;
 		}
 		this.deadlineChecks.remove(held);
-		this.renewable.remove(held);
 		this.lossHandler.lost(held, grant.renewable()
 				? "no renewal succeeded before its validity deadline (the store was unreachable or too slow)"
 				: "its fixed lease of " + grant.leaseTime().toMillis() + "ms expired before it was released");
 	}
 
-	private void startTicking() {
-		if (this.ticking.compareAndSet(false, true)) {
-			this.ticker = this.timer.scheduleAtFixedRate(this::tick, this.tickNanos, this.tickNanos,
-					TimeUnit.NANOSECONDS);
-		}
-	}
-
 	private void tick() {
-		if (this.renewable.isEmpty()) {
-			return;
-		}
-		long horizon = System.nanoTime() + this.tickNanos;
+		long now = System.nanoTime();
+		long horizon = now + this.tickNanos;
 		List<HeldGrant> due = new ArrayList<>();
-		for (HeldGrant held : this.renewable) {
-			if (held.isActive() && held.nextRenewalNanos() - horizon <= 0) {
-				if (!this.deadlineChecks.containsKey(held)) {
-					// Armed even while a previous batch hangs: the deadline is what tells the
-					// holder then.
-					scheduleDeadlineCheck(held, held.remainingNanos());
-				}
+		for (HeldGrant held : this.gates.occupants()) {
+			if (!held.grant().renewable() || !held.isActive()) {
+				continue;
+			}
+			boolean dueForRenewal = held.nextRenewalNanos() - horizon <= 0;
+			if ((dueForRenewal || held.validUntilNanos() - now <= 2 * this.tickNanos)
+					&& !this.deadlineChecks.containsKey(held)) {
+				// Armed even while a previous batch hangs: the deadline is what tells the holder
+				// then.
+				scheduleDeadlineCheck(held, held.remainingNanos());
+			}
+			if (dueForRenewal) {
 				due.add(held);
 			}
 		}
@@ -246,7 +234,6 @@ final class Watchdog implements AutoCloseable {
 	private void renewAll(List<HeldGrant> due) {
 		try {
 			for (HeldGrant held : this.renewals.renew(due)) {
-				this.renewable.remove(held);
 				this.lossHandler.lost(held,
 						"its renewal was refused: the key expired, was deleted or belongs to another holder");
 			}
@@ -258,13 +245,9 @@ final class Watchdog implements AutoCloseable {
 
 	@Override
 	public void close() {
-		ScheduledFuture<?> currentTicker = this.ticker;
-		if (currentTicker != null) {
-			currentTicker.cancel(false);
-		}
+		this.ticker.cancel(false);
 		this.timer.shutdownNow();
 		this.renewalIo.shutdownNow();
-		this.renewable.clear();
 		this.deadlineChecks.clear();
 	}
 

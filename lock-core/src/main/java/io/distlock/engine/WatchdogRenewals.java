@@ -7,7 +7,6 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import io.distlock.core.LockListener;
 
 import io.distlock.store.LockStore;
 import io.distlock.store.UndecidedRenewalException;
@@ -36,9 +35,9 @@ final class WatchdogRenewals {
 
 	private final long renewalNanos;
 
-	private final LockListener listener;
+	private final GuardedLockListener listener;
 
-	WatchdogRenewals(LockStore store, RegistrySettings settings, LockListener listener) {
+	WatchdogRenewals(LockStore store, RegistrySettings settings, GuardedLockListener listener) {
 		this.store = store;
 		this.leaseTime = settings.leaseTime();
 		this.leaseNanos = settings.leaseTime().toNanos();

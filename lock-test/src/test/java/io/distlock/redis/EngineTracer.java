@@ -30,14 +30,19 @@ import com.sun.jdi.request.MethodEntryRequest;
  * Traces the engine of another JVM through its debugger port: every method of an
  * {@code io.distlock.engine} class entered during a phase, on the thread that announced the phase
  * (the call path) and on any other thread (the reply path: the driver's, the engine's and the
- * executor's threads), with the engine classes on the stack at each entry. A phase starts when
- * the traced JVM enters its phase method with the phase's name and lasts until the next one.
+ * executor's threads), with the engine classes on the stack at each entry. The watchdog's timer
+ * is left out: it ticks on its own schedule, for every grant the registry holds, whatever the
+ * traced JVM is doing. A phase starts when the traced JVM enters its phase method with the
+ * phase's name and lasts until the next one.
  * With {@code -Ddistlock.trace.verbose=true} every entry is printed ({@code TRACE phase thread
  * Class.method}), which shows what a path enters a class for.
  */
 final class EngineTracer implements AutoCloseable {
 
 	private static final String ENGINE = "io.distlock.engine.";
+
+	/** The name of the watchdog's timer threads, whose ticks no operation causes. */
+	private static final String WATCHDOG_TIMER = "distlock-watchdog-";
 
 	private final VirtualMachine vm;
 
@@ -106,7 +111,8 @@ final class EngineTracer implements AutoCloseable {
 							traced.putIfAbsent(phase, new Paths(new Path(), new Path()));
 						}
 					}
-					else if (phase != null && !endPhase.equals(phase)) {
+					else if (phase != null && !endPhase.equals(phase)
+							&& !entry.thread().name().startsWith(WATCHDOG_TIMER)) {
 						Paths paths = traced.get(phase);
 						if (Boolean.getBoolean("distlock.trace.verbose")) {
 							System.out.println("TRACE " + phase + " " + entry.thread().name() + " "
