@@ -13,6 +13,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -28,7 +29,8 @@ import io.distlock.store.LockStore;
  * at once when the current thread is anybody else's, and otherwise on the hold's executor (the
  * one its request named, or this registry's default). One blocking call in user code on the
  * driver's event loop would otherwise stop every Redis command of the application on that
- * connection, the engine's renewals included.
+ * connection, the engine's renewals included. The futures the engine hands to user code are
+ * {@link PlacedFuture}s, which place their dependents here.
  */
 final class Continuations {
 

@@ -7,7 +7,6 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-
 import io.distlock.store.LockStore;
 import io.distlock.store.UndecidedRenewalException;
 
