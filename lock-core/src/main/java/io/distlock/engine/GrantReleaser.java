@@ -81,7 +81,7 @@ final class GrantReleaser {
 	 * @param tail where the release goes on once the store answered (the listener hears of it
 	 * there): a blocking release's own waiting thread, never the driver's thread
 	 * @param handOffHere whether an asynchronous waiter handed the grant goes on on this thread
-	 * once the release returned ({@link HandoffTrampoline}): an asynchronous release's
+	 * once the release returned ({@link HandoffTrampoline}): for an asynchronous release on a user's thread
 	 */
 	CompletableFuture<Void> release(HeldGrant held, Gate gate, Duration holdAtLeast, Executor tail,
 			boolean handOffHere) {
